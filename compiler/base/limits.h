@@ -1,0 +1,16 @@
+#pragma once
+// Hard limits that keep any input, however hostile, to bounded time and memory. Each one that
+// is reached becomes a diagnostic, never a crash.
+
+#include <cstddef>
+
+namespace mlenv::limits {
+
+inline constexpr std::size_t kMaxFileBytes = 4 * 1024 * 1024;  ///< one source file
+inline constexpr std::size_t kMaxNestingDepth = 64;            ///< blocks and lists inside each other
+inline constexpr std::size_t kMaxListLength = 10000;           ///< elements of one list literal
+inline constexpr std::size_t kMaxExtendsChain = 64;            ///< `extends` links from one declaration
+inline constexpr std::size_t kMaxFiles = 1024;                 ///< files loaded by one compilation
+inline constexpr std::size_t kMaxStringBytes = 1024 * 1024;    ///< one string after interpolation
+
+}  // namespace mlenv::limits

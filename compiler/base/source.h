@@ -1,0 +1,62 @@
+#pragma once
+// Source files, byte ranges and line/column lookup. Every later phase refers to source text
+// only through SourceRange, so diagnostics can be rendered at the edge.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mlenv {
+
+/// Index of a file in a SourceManager; 0 means "no file".
+using FileId = std::uint32_t;
+
+/// A half-open byte range [begin, end) in one file.
+struct SourceRange {
+  FileId file = 0;
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+
+  bool valid() const { return file != 0; }
+  friend bool operator==(const SourceRange&, const SourceRange&) = default;
+};
+
+/// A 1-based line and column (column counted in bytes).
+struct LineColumn {
+  std::uint32_t line = 1;
+  std::uint32_t column = 1;
+};
+
+/// The text of one loaded file and the offsets at which its lines start.
+class SourceFile {
+ public:
+  SourceFile(std::string path, std::string text);
+
+  const std::string& path() const { return path_; }
+  const std::string& text() const { return text_; }
+  /// Line and column of a byte offset (clamped to the end of the file).
+  LineColumn position(std::uint32_t offset) const;
+  /// The text of a 1-based line, without its newline.
+  std::string_view line(std::uint32_t line) const;
+  std::uint32_t line_count() const { return static_cast<std::uint32_t>(line_starts_.size()); }
+
+ private:
+  std::string path_;
+  std::string text_;
+  std::vector<std::uint32_t> line_starts_;
+};
+
+/// Owns every loaded file; FileIds stay valid for the manager's lifetime.
+class SourceManager {
+ public:
+  FileId add(std::string path, std::string text);
+  const SourceFile& file(FileId id) const { return *files_.at(id - 1); }
+  std::string_view text(SourceRange range) const;
+
+ private:
+  std::vector<std::unique_ptr<SourceFile>> files_;
+};
+
+}  // namespace mlenv

@@ -1,0 +1,127 @@
+#include "compiler/diag/render.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace mlenv {
+namespace {
+
+std::string_view severity_word(Severity severity) {
+  switch (severity) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Note: return "note";
+  }
+  return "error";
+}
+
+// Prints the source line of `range` with a caret run under it, and `label` after the carets.
+void render_snippet(std::ostream& out, const SourceFile& file, SourceRange range,
+                    const std::string& label) {
+  LineColumn start = file.position(range.begin);
+  LineColumn stop = file.position(range.end > range.begin ? range.end - 1 : range.begin);
+  std::string_view line = file.line(start.line);
+  std::string number = std::to_string(start.line);
+  std::string gutter(number.size(), ' ');
+  std::size_t width = stop.line == start.line ? stop.column - start.column + 1
+                                              : line.size() + 1 - std::min<std::size_t>(
+                                                                      line.size(), start.column - 1);
+  width = std::max<std::size_t>(width, 1);
+  std::string pad;
+  for (std::size_t i = 0; i + 1 < start.column && i < line.size(); ++i) {
+    pad += line[i] == '\t' ? '\t' : ' ';
+  }
+  out << gutter << " |\n" << number << " | " << line << "\n" << gutter << " | " << pad
+      << std::string(width, '^');
+  if (!label.empty()) out << ' ' << label;
+  out << '\n';
+}
+
+std::string location(const SourceManager& sources, SourceRange range) {
+  if (!range.valid()) return "";
+  const SourceFile& file = sources.file(range.file);
+  LineColumn pos = file.position(range.begin);
+  return file.path() + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
+}
+
+}  // namespace
+
+void render_text(std::ostream& out, const SourceManager& sources, const Diagnostic& d,
+                 bool color) {
+  const char* bold = color ? "\033[1m" : "";
+  const char* reset = color ? "\033[0m" : "";
+  const char* tint = !color ? "" : d.severity == Severity::Error ? "\033[1;31m" : "\033[1;33m";
+  std::string where = location(sources, d.range);
+  out << bold << (where.empty() ? "mlenvc" : where) << ": " << reset << tint
+      << severity_word(d.severity) << '[' << code_info(d.code).id << "]" << reset << bold << ": "
+      << d.message << reset << '\n';
+  if (d.range.valid()) {
+    render_snippet(out, sources.file(d.range.file), d.range, d.label);
+  } else if (!d.label.empty()) {
+    out << "   = " << d.label << '\n';
+  }
+  for (const DiagnosticNote& note : d.notes) {
+    out << "   = note: " << note.message;
+    if (note.range.valid()) out << " (" << location(sources, note.range) << ")";
+    out << '\n';
+  }
+}
+
+std::string json_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buffer[8];
+          std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+          out += buffer;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+namespace {
+
+void json_range(std::ostream& out, const SourceManager& sources, SourceRange range) {
+  if (!range.valid()) {
+    out << "null";
+    return;
+  }
+  const SourceFile& file = sources.file(range.file);
+  LineColumn start = file.position(range.begin);
+  LineColumn end = file.position(range.end);
+  out << "{\"file\":\"" << json_escape(file.path()) << "\",\"byte_start\":" << range.begin
+      << ",\"byte_end\":" << range.end << ",\"start\":{\"line\":" << start.line
+      << ",\"column\":" << start.column << "},\"end\":{\"line\":" << end.line
+      << ",\"column\":" << end.column << "}}";
+}
+
+}  // namespace
+
+void render_json(std::ostream& out, const SourceManager& sources, const Diagnostic& d) {
+  out << "{\"code\":\"" << code_info(d.code).id << "\",\"severity\":\""
+      << severity_word(d.severity) << "\",\"message\":\"" << json_escape(d.message)
+      << "\",\"label\":\"" << json_escape(d.label) << "\",\"range\":";
+  json_range(out, sources, d.range);
+  out << ",\"notes\":[";
+  for (std::size_t i = 0; i < d.notes.size(); ++i) {
+    if (i) out << ',';
+    out << "{\"message\":\"" << json_escape(d.notes[i].message) << "\",\"range\":";
+    json_range(out, sources, d.notes[i].range);
+    out << '}';
+  }
+  out << "]}\n";
+}
+
+}  // namespace mlenv

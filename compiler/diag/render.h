@@ -1,0 +1,18 @@
+#pragma once
+// Rendering diagnostics for people (text with source line and caret) and tools (JSON lines).
+
+#include <ostream>
+
+#include "compiler/diag/diagnostic.h"
+
+namespace mlenv {
+
+/// `file:line:col: error[E0302]: message`, the source line, a caret under the range, notes.
+void render_text(std::ostream& out, const SourceManager& sources, const Diagnostic& diagnostic,
+                 bool color = false);
+/// One JSON object per line: file, byte range, line/column range, code, severity, message, notes.
+void render_json(std::ostream& out, const SourceManager& sources, const Diagnostic& diagnostic);
+/// Escapes a string for inclusion in JSON (without the surrounding quotes).
+std::string json_escape(std::string_view text);
+
+}  // namespace mlenv

@@ -1,0 +1,15 @@
+#pragma once
+// The subcommands of mlenvc. Each lives in its own cmd_<name>.cc and returns the exit status.
+
+#include <string>
+#include <vector>
+
+namespace mlenv::driver {
+
+using Args = std::vector<std::string>;  ///< the arguments after the subcommand name
+
+int run_check(const Args& args);
+int run_fmt(const Args& args);
+int run_explain(const Args& args);
+
+}  // namespace mlenv::driver

@@ -1,0 +1,29 @@
+#pragma once
+// The whole front end in one call: read, parse, check. Commands that need the typed program
+// (check, build, plan, apply) start here.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "compiler/base/file_system.h"
+#include "compiler/base/source.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/ir/program.h"
+
+namespace mlenv::driver {
+
+struct Compilation {
+  SourceManager sources;
+  Diagnostics diagnostics;
+  std::optional<ir::Program> program;  ///< set when there are no errors
+};
+
+/// Compiles the file at `path` and everything it imports (`std/...` from the embedded stdlib).
+std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files);
+
+/// Prints every diagnostic of `compilation` to stderr as text or JSON lines, and a summary
+/// line in text mode when there were errors.
+void print_diagnostics(const Compilation& compilation, bool json);
+
+}  // namespace mlenv::driver

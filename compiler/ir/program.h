@@ -1,0 +1,132 @@
+#pragma once
+// The typed program: what the checker produces and every target consumes. All references are
+// resolved, every `extends` is merged, defaults are filled in and the rules of the language
+// have passed. A target never sees the AST.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/base/source.h"
+
+namespace mlenv::ir {
+
+/// A Kubernetes quantity in canonical text form ("100Gi", "500m", "16").
+struct Quantity {
+  std::string text;
+  friend bool operator==(const Quantity&, const Quantity&) = default;
+};
+
+enum class StorageMode { rwx, per_pod };
+enum class StorageAccess { rwx, rwo };
+enum class Transport { rdma, tcp };
+enum class Service { vscode, jupyter, tensorboard };
+enum class Auth { oauth_proxy, none };
+
+/// One RDMA rail: an HCA, the pod interface it carries, and for SR-IOV the attachment and
+/// device-plugin resource. `network` and `resource` are both empty or both set.
+struct Rail {
+  std::string device;     ///< "mlx5_2"
+  std::string interface;  ///< "net1"
+  std::string network;    ///< NetworkAttachmentDefinition name, "" when not SR-IOV
+  std::string resource;   ///< "openshift.io/eno5np0rdma", "" when not SR-IOV
+};
+
+struct Rdma {
+  std::vector<Rail> rails;
+  std::optional<int> gid_index;          ///< 0..255
+  std::optional<std::string> gdr_level;  ///< LOC, PIX, PXB, PHB or SYS
+};
+
+struct Network {
+  std::optional<Rdma> rdma;                ///< absent: the cluster has no RDMA
+  std::vector<std::string> tcp_interfaces;  ///< NCCL_SOCKET_IFNAME candidates; empty: any
+};
+
+struct Gpus {
+  int per_node = 0;
+  std::string resource = "nvidia.com/gpu";
+  std::string product;  ///< "NVIDIA-H100-80GB-HBM3", "" when unknown
+};
+
+struct Storage {
+  StorageMode mode = StorageMode::rwx;
+  std::string class_name;
+  Quantity workspace;
+  Quantity datasets;
+};
+
+struct Security {
+  std::string service_account;  ///< "" means the compiler names one (`<env>-sa`)
+  std::string scc;              ///< "" means the compiler emits a custom IPC_LOCK-only SCC
+};
+
+struct Cluster {
+  std::string name;
+  std::string api;
+  std::string namespace_name;
+  std::vector<std::string> nodes;  ///< pinned node hostnames; empty: any node
+  Gpus gpus;
+  Storage storage;
+  std::map<std::string, StorageAccess> classes;  ///< empty: unknown
+  Network network;
+  Security security;
+  SourceRange range;  ///< the declaration
+};
+
+struct Image {
+  std::string name;  ///< ImageStream name
+  std::string from;  ///< pinned base image reference
+  std::string tag;   ///< ImageStream tag
+  std::vector<std::string> apt;
+  std::vector<std::string> pip;
+  std::vector<std::string> tools;  ///< "code-server", "jupyter", "debugpy", "tensorboard"
+  std::vector<std::pair<std::string, std::string>> env;  ///< in source order
+  std::vector<std::string> run;                          ///< extra Dockerfile RUN steps
+  SourceRange range;
+  SourceRange from_range;  ///< the `from` value, for the pinned-image rule
+};
+
+struct Resources {
+  Quantity cpu;
+  Quantity memory;
+  Quantity shm;  ///< size of the /dev/shm memory emptyDir
+};
+
+/// One deployable environment: everything a target needs to emit its objects.
+struct Env {
+  std::string name;
+  Cluster cluster;  ///< the merged cluster this env runs on
+  Image image;      ///< the merged image it runs
+  int nodes = 1;    ///< pods (one per node)
+  int gpus = 0;     ///< GPUs per pod
+  int nproc_per_node = 0;  ///< workers per pod (defaults to gpus, at least 1)
+  Transport transport = Transport::tcp;
+  std::string transport_note;  ///< why the transport was chosen when `auto` fell back
+  std::vector<Service> services;  ///< exposed through Routes behind the oauth-proxy
+  Auth auth = Auth::oauth_proxy;
+  bool debug = false;             ///< debugpy on 5678, never routed
+  std::vector<std::string> command;  ///< empty: a dev env (services only)
+  Resources resources;
+  Storage storage;  ///< the cluster's storage with the env's overrides applied
+  bool protect = true;  ///< PVCs are never pruned without --allow-destroy
+  std::map<std::string, std::string> labels;
+  int master_port = 29500;
+  int rdzv_port = 29400;
+  SourceRange range;           ///< the declaration
+  SourceRange services_range;  ///< the `services` value, or the declaration
+};
+
+/// A source file the program was compiled from (stdlib and schema files included).
+struct InputFile {
+  std::string path;  ///< as given on the command line, or `std/...` / `schema/...` when embedded
+  std::string text;
+};
+
+struct Program {
+  std::vector<Env> envs;         ///< in source order of the root file
+  std::vector<InputFile> inputs;  ///< every file read, for the plan's input digests
+};
+
+}  // namespace mlenv::ir

@@ -1,0 +1,40 @@
+#pragma once
+// The interface every back end implements: a pure function from the typed program to files.
+// Nothing here assumes OpenShift; a plain-Kubernetes or Slurm target implements the same.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/diag/diagnostic.h"
+#include "compiler/ir/program.h"
+
+namespace mlenv::target {
+
+/// One output file, its path relative to the output root (`<cluster>/<env>/statefulset.yaml`,
+/// `<cluster>/_admin/scc-ipc-lock.yaml`), and its exact bytes.
+struct File {
+  std::string path;
+  std::string content;
+};
+
+/// Everything a target renders for a program: files sorted by path. Every env directory
+/// holds a `plan.json` (compiler/plan/PLAN_JSON.md) describing its objects.
+struct Output {
+  std::vector<File> files;
+};
+
+class Target {
+ public:
+  virtual ~Target() = default;
+  virtual std::string_view name() const = 0;
+  /// Renders every env. Rules that need emitted objects report into `diagnostics`; when they
+  /// report errors the output must not be used.
+  virtual Output render(const ir::Program& program, Diagnostics& diagnostics) const = 0;
+};
+
+/// The target called `name` ("openshift"), or nullptr.
+std::unique_ptr<Target> make_target(std::string_view name);
+
+}  // namespace mlenv::target
