@@ -125,6 +125,7 @@ struct InputFile {
 };
 
 struct Program {
+  std::string source;            ///< the root file as given to the compiler (plan.json `source`)
   std::vector<Env> envs;         ///< in source order of the root file
   std::vector<InputFile> inputs;  ///< every file read, for the plan's input digests
 };

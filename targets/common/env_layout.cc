@@ -1,0 +1,76 @@
+#include "targets/common/env_layout.h"
+
+namespace mlenv::target {
+
+const char* service_name(ir::Service service) {
+  switch (service) {
+    case ir::Service::vscode: return "vscode";
+    case ir::Service::jupyter: return "jupyter";
+    case ir::Service::tensorboard: return "tensorboard";
+  }
+  return "";
+}
+
+namespace {
+
+// Every tool binds 127.0.0.1: only its proxy, in the same pod, can reach it (EXP-01).
+ExposedService exposed(ir::Service service, const std::string& env) {
+  ExposedService s;
+  s.service = service;
+  s.name = service_name(service);
+  s.object_name = env + "-" + s.name;
+  switch (service) {
+    case ir::Service::vscode:
+      s.app_port = 8080;
+      s.proxy_port = 4180;
+      s.argv = {"code-server", "--bind-addr", "127.0.0.1:8080", "--auth", "none",
+                "--disable-telemetry", "/workspace"};
+      break;
+    case ir::Service::jupyter:
+      s.app_port = 8888;
+      s.proxy_port = 4181;
+      s.argv = {"jupyter", "lab", "--ip=127.0.0.1", "--port=8888", "--no-browser",
+                "--ServerApp.root_dir=/workspace", "--IdentityProvider.token="};
+      break;
+    case ir::Service::tensorboard:
+      s.app_port = 6006;
+      s.proxy_port = 4182;
+      s.argv = {"tensorboard", "--logdir", "/workspace/runs", "--host", "127.0.0.1", "--port",
+                "6006"};
+      break;
+  }
+  return s;
+}
+
+}  // namespace
+
+EnvLayout make_layout(const ir::Env& env) {
+  EnvLayout l;
+  l.env = &env;
+  l.cluster = env.cluster.name;
+  l.dir = env.cluster.name + "/" + env.name;
+  l.namespace_name = env.cluster.namespace_name;
+  l.statefulset = env.name;
+  l.headless_service = env.name + "-headless";
+  l.service_account = env.cluster.security.service_account.empty()
+                          ? env.name + "-sa"
+                          : env.cluster.security.service_account;
+  l.boot_config_map = env.name + "-boot";
+  l.job_token_secret = env.name + "-job-token";
+  if (env.transport == ir::Transport::rdma) {
+    l.custom_scc = env.cluster.security.scc.empty();
+    l.scc = l.custom_scc ? kIpcLockScc : env.cluster.security.scc;
+  } else {
+    l.scc = kRestrictedScc;
+  }
+  l.image_tag = env.image.name + ":" + env.image.tag;
+  for (ir::Service s : env.services) l.services.push_back(exposed(s, env.name));
+  l.labels = env.labels;
+  l.labels["app.kubernetes.io/instance"] = env.name;
+  l.labels["app.kubernetes.io/managed-by"] = "mlenvc";
+  l.labels["app.kubernetes.io/part-of"] = env.cluster.name;
+  l.selector["app.kubernetes.io/instance"] = env.name;
+  return l;
+}
+
+}  // namespace mlenv::target

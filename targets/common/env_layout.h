@@ -1,0 +1,54 @@
+#pragma once
+// The names, ports and labels every object of one env agrees on, derived once from the IR so
+// that builders (of any target) never derive a name twice or differently.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/program.h"
+
+namespace mlenv::target {
+
+/// One tool exposed through an authenticating proxy, a Service and a Route (or Ingress).
+struct ExposedService {
+  ir::Service service;
+  std::string name;          ///< "vscode"
+  int app_port = 0;          ///< where the tool listens, on 127.0.0.1 only
+  int proxy_port = 0;        ///< where its proxy listens; the only port the Service targets
+  std::string object_name;   ///< Service and Route name: `<env>-<name>`
+  std::vector<std::string> argv;  ///< how mlenv-boot starts the tool
+};
+
+inline constexpr int kDebugpyPort = 5678;
+
+struct EnvLayout {
+  const ir::Env* env = nullptr;
+  std::string cluster;           ///< output directory of the cluster
+  std::string dir;               ///< `<cluster>/<env>`
+  std::string namespace_name;
+  std::string statefulset;       ///< the env name
+  std::string headless_service;  ///< `<env>-headless`
+  std::string service_account;   ///< `cluster.security.service_account` or `<env>-sa`
+  std::string boot_config_map;   ///< `<env>-boot`
+  std::string scc;               ///< the one SCC the env's pods may use
+  bool custom_scc = false;       ///< the SCC is emitted by the compiler (RDMA, none named)
+  std::string job_token_secret;  ///< optional Secret holding MLENV_JOB_TOKEN
+  std::string image_tag;         ///< `<image>:<tag>`
+  std::vector<ExposedService> services;
+  std::map<std::string, std::string> labels;    ///< on every object
+  std::map<std::string, std::string> selector;  ///< selects the env's pods
+};
+
+/// The SCC the compiler emits for RDMA when a cluster names none: adds only IPC_LOCK.
+inline constexpr const char* kIpcLockScc = "mlenv-ipc-lock";
+/// The SCC TCP pods run under (OpenShift's default for authenticated users).
+inline constexpr const char* kRestrictedScc = "restricted-v2";
+
+/// Derives the layout of `env`.
+EnvLayout make_layout(const ir::Env& env);
+
+/// The text of a service (`vscode`).
+const char* service_name(ir::Service service);
+
+}  // namespace mlenv::target

@@ -1,0 +1,62 @@
+#include "targets/common/json_writer.h"
+#include "targets/kube/builders.h"
+
+namespace mlenv::target::kube {
+
+std::string boot_json(const EnvLayout& layout) {
+  const ir::Env& env = *layout.env;
+  Value doc = Value::map();
+  doc.set("format_version", 1);
+  doc.set("job", layout.dir);
+  doc.set("statefulset", layout.statefulset);
+  doc.set("headless_service", layout.headless_service);
+  doc.set("namespace", layout.namespace_name);
+  doc.set("nnodes", env.nodes);
+  doc.set("nproc_per_node", env.nproc_per_node > 0 ? env.nproc_per_node : std::max(env.gpus, 1));
+  doc.set("gpus_per_node", env.gpus);
+  doc.set("rdzv_port", env.rdzv_port);
+  doc.set("master_port", env.master_port);
+  bool rdma = env.transport == ir::Transport::rdma && env.cluster.network.rdma.has_value();
+  doc.set("transport", rdma ? "rdma" : "tcp");
+  if (rdma) {
+    const ir::Rdma& r = *env.cluster.network.rdma;
+    Value& out = doc.set("rdma", Value::map());
+    Value& rails = out.set("rails", Value::seq());
+    for (const ir::Rail& rail : r.rails) {
+      Value& item = rails.push(Value::map());
+      item.set("device", rail.device);
+      item.set("interface", rail.interface);
+    }
+    if (r.gid_index) out.set("gid_index", *r.gid_index);
+    if (r.gdr_level) out.set("gdr_level", *r.gdr_level);
+  }
+  doc.set("tcp", Value::map()).set("interfaces", Value::strings(env.cluster.network.tcp_interfaces));
+  Value& timeouts = doc.set("timeouts", Value::map());
+  timeouts.set("discovery_s", 600);
+  timeouts.set("rendezvous_s", 600);
+  timeouts.set("heartbeat_s", 5);
+  timeouts.set("grace_s", 30);
+  doc.set("command", Value::strings(env.command));
+  Value& services = doc.set("services", Value::seq());
+  for (const ExposedService& s : layout.services) {
+    Value& item = services.push(Value::map());
+    item.set("name", s.name);
+    item.set("argv", Value::strings(s.argv));
+  }
+  doc.set("hostfile", "/workspace/.mlenv/hostfile");
+  doc.set("deepspeed_env", "/workspace/.deepspeed_env");
+  Value& check = doc.set("nccl_check", Value::map());
+  check.set("min_busbw_gbps", 0);
+  check.set("max_bytes", std::int64_t{1} << 30);
+  return to_json_file(doc);
+}
+
+Object boot_config_map(const EnvLayout& layout, const std::string& boot_json) {
+  Object o = make_object("v1", "ConfigMap", layout.boot_config_map, layout.namespace_name,
+                         layout.labels);
+  o.order = ApplyOrder::Config;
+  o.body.set("data", Value::map()).set("boot.json", boot_json);
+  return o;
+}
+
+}  // namespace mlenv::target::kube

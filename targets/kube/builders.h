@@ -1,0 +1,61 @@
+#pragma once
+// Builders of the plain Kubernetes objects of an env. They take an EnvLayout and return
+// objects; OpenShift-only pieces (SCC, Route, BuildConfig, oauth-proxy) live in
+// targets/openshift/ and are passed in as PodExtras, so a plain Kubernetes target reuses these.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "targets/common/env_layout.h"
+#include "targets/common/object.h"
+
+namespace mlenv::target::kube {
+
+/// What a target adds to the env's pod template besides the main container.
+struct PodExtras {
+  std::string image;                             ///< the main container's image reference
+  std::vector<Value> sidecars;                   ///< containers after the main one
+  std::vector<Value> volumes;                    ///< volumes the sidecars need
+  std::map<std::string, std::string> annotations;  ///< pod template annotations
+};
+
+/// The env's ServiceAccount (never `default`, SEC-12).
+Object service_account(const EnvLayout& layout,
+                       const std::map<std::string, std::string>& annotations);
+
+/// The shared RWX claims (`rwx` storage mode); empty for `per_pod`.
+std::vector<Object> shared_claims(const EnvLayout& layout);
+/// The StatefulSet's volumeClaimTemplates (`per_pod` storage mode); empty for `rwx`.
+Value claim_templates(const EnvLayout& layout);
+
+/// The boot.json document (runtime/BOOT_CONFIG.md, format version 1).
+std::string boot_json(const EnvLayout& layout);
+/// The ConfigMap `<env>-boot` holding boot.json.
+Object boot_config_map(const EnvLayout& layout, const std::string& boot_json);
+
+/// The headless Service: peers resolve before readiness (`publishNotReadyAddresses`).
+Object headless_service(const EnvLayout& layout);
+/// The Service in front of one exposed tool: targets only the proxy port, and only pod 0.
+Object exposed_service(const EnvLayout& layout, const ExposedService& service,
+                       const std::map<std::string, std::string>& annotations);
+
+/// One NetworkAttachmentDefinition per SR-IOV rail (rails that name a `network`).
+std::vector<Object> network_attachments(const EnvLayout& layout);
+/// The `k8s.v1.cni.cncf.io/networks` annotation value (JSON list), "" without SR-IOV rails.
+std::string networks_annotation(const EnvLayout& layout);
+/// SR-IOV device-plugin resources the pod requests: one unit per rail.
+std::map<std::string, int> rail_resources(const EnvLayout& layout);
+/// Default-deny ingress except `ingress_peer` to the proxy ports and the env's pods to each other.
+Object network_policy(const EnvLayout& layout, Value ingress_peer);
+
+/// The StatefulSet running `mlenv-boot` in every pod.
+Object statefulset(const EnvLayout& layout, const PodExtras& extras);
+
+/// The restricted-compatible container securityContext; RDMA adds exactly IPC_LOCK.
+Value container_security(bool ipc_lock);
+
+/// `kustomization.yaml` listing `resources` in apply order.
+std::string kustomization(const std::vector<std::string>& resources);
+
+}  // namespace mlenv::target::kube

@@ -1,0 +1,87 @@
+#include "targets/common/json_writer.h"
+#include "targets/kube/builders.h"
+
+namespace mlenv::target::kube {
+namespace {
+
+const std::vector<ir::Rail>* sriov_rails(const EnvLayout& layout) {
+  const ir::Env& env = *layout.env;
+  if (env.transport != ir::Transport::rdma || !env.cluster.network.rdma) return nullptr;
+  return &env.cluster.network.rdma->rails;
+}
+
+}  // namespace
+
+std::vector<Object> network_attachments(const EnvLayout& layout) {
+  std::vector<Object> out;
+  const auto* rails = sriov_rails(layout);
+  if (!rails) return out;
+  for (const ir::Rail& rail : *rails) {
+    if (rail.network.empty()) continue;
+    Object o = make_object("k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", rail.network,
+                           layout.namespace_name, layout.labels,
+                           {{"k8s.v1.cni.cncf.io/resourceName", rail.resource}});
+    o.order = ApplyOrder::Network;
+    Value config = Value::map();
+    config.set("cniVersion", "0.3.1");
+    config.set("name", rail.network);
+    config.set("type", "sriov");
+    config.set("link_state", "enable");
+    config.set("ipam", Value::map());
+    o.body.set("spec", Value::map()).set("config", to_json_compact(config));
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+std::string networks_annotation(const EnvLayout& layout) {
+  const auto* rails = sriov_rails(layout);
+  if (!rails) return "";
+  Value list = Value::seq();
+  for (const ir::Rail& rail : *rails) {
+    if (rail.network.empty()) continue;
+    Value& item = list.push(Value::map());
+    item.set("name", rail.network);
+    item.set("interface", rail.interface);
+  }
+  return list.size() == 0 ? "" : to_json_compact(list);
+}
+
+std::map<std::string, int> rail_resources(const EnvLayout& layout) {
+  std::map<std::string, int> out;
+  const auto* rails = sriov_rails(layout);
+  if (!rails) return out;
+  for (const ir::Rail& rail : *rails) {
+    if (!rail.resource.empty()) ++out[rail.resource];
+  }
+  return out;
+}
+
+Object network_policy(const EnvLayout& layout, Value ingress_peer) {
+  Object o = make_object("networking.k8s.io/v1", "NetworkPolicy", layout.statefulset,
+                         layout.namespace_name, layout.labels);
+  o.order = ApplyOrder::Policy;
+  Value& spec = o.body.set("spec", Value::map());
+  spec.set("podSelector", Value::map()).set("matchLabels", string_map(layout.selector));
+  spec.set("policyTypes", Value::strings({"Ingress"}));
+  Value& ingress = spec.set("ingress", Value::seq());
+  if (!layout.services.empty()) {
+    Value& from_router = ingress.push(Value::map());
+    from_router.set("from", Value::seq()).push(std::move(ingress_peer));
+    Value& ports = from_router.set("ports", Value::seq());
+    for (const ExposedService& s : layout.services) {
+      Value& p = ports.push(Value::map());
+      p.set("protocol", "TCP");
+      p.set("port", s.proxy_port);
+    }
+  }
+  // NCCL, rendezvous and the trainer's own ports: only between the env's pods.
+  Value& peers = ingress.push(Value::map());
+  peers.set("from", Value::seq())
+      .push(Value::map())
+      .set("podSelector", Value::map())
+      .set("matchLabels", string_map(layout.selector));
+  return o;
+}
+
+}  // namespace mlenv::target::kube

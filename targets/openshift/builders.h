@@ -1,0 +1,44 @@
+#pragma once
+// Builders of the OpenShift-only objects of an env: the IPC_LOCK SCC and its grant, Routes,
+// the oauth-proxy sidecars, ImageStream, BuildConfig and the Dockerfile.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "targets/common/env_layout.h"
+#include "targets/common/object.h"
+#include "targets/kube/builders.h"
+
+namespace mlenv::target::openshift {
+
+/// The cluster-scoped SCC that adds only IPC_LOCK to restricted-v2 (needs cluster-admin).
+Object ipc_lock_scc(const std::map<std::string, std::string>& labels);
+/// A Role with `use` on exactly the env's SCC, and its RoleBinding to the env's SA.
+std::vector<Object> scc_grant(const EnvLayout& layout);
+
+/// The edge-terminated, redirecting Route to one exposed tool's Service.
+Object route(const EnvLayout& layout, const ExposedService& service);
+/// The ServiceAccount annotations that let oauth-proxy redirect back to each Route.
+std::map<std::string, std::string> oauth_redirect_annotations(const EnvLayout& layout);
+/// The oauth-proxy sidecars and the volume holding their cookie secret (a reference only).
+void add_oauth_proxies(const EnvLayout& layout, kube::PodExtras& extras);
+/// The Secret the proxies read their cookie secret from; created by people, never emitted.
+std::string cookie_secret_name(const EnvLayout& layout);
+
+/// The image reference of the env's ImageStreamTag in the internal registry.
+std::string internal_image(const EnvLayout& layout);
+/// The ImageStream the BuildConfig pushes to.
+Object image_stream(const EnvLayout& layout);
+/// The binary-source Docker BuildConfig: `oc start-build <image> --from-dir=<output root>`.
+Object build_config(const EnvLayout& layout);
+/// The Dockerfile: a build stage compiling mlenv-boot from `_runtime/`, then the image.
+std::string dockerfile(const EnvLayout& layout);
+
+/// Where the compiler writes the runtime sources for image builds, relative to the output root.
+inline constexpr const char* kRuntimeDir = "_runtime";
+/// The oauth-proxy image, pinned by tag (its own sample manifest uses `latest`; SEC-11).
+inline constexpr const char* kOauthProxyImage =
+    "registry.redhat.io/openshift4/ose-oauth-proxy-rhel9:v4.17";
+
+}  // namespace mlenv::target::openshift

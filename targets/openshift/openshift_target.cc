@@ -1,0 +1,173 @@
+#include "targets/openshift/openshift_target.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "compiler/base/sha256.h"
+#include "targets/common/yaml_writer.h"
+#include "targets/kube/plan_json.h"
+#include "targets/openshift/builders.h"
+#include "targets/openshift/rules.h"
+#include "targets/runtime_sources.h"
+
+namespace mlenv::target::openshift {
+namespace {
+
+void append(std::vector<Object>& to, std::vector<Object> from) {
+  for (Object& o : from) to.push_back(std::move(o));
+}
+
+// Cluster-scoped objects carry only the labels that do not name one env.
+std::map<std::string, std::string> cluster_labels(const std::string& cluster) {
+  return {{"app.kubernetes.io/managed-by", "mlenvc"}, {"app.kubernetes.io/part-of", cluster}};
+}
+
+struct ClusterAdmin {
+  std::vector<File> files;           ///< `_admin/` object files, by address
+  std::set<std::string> addresses;
+};
+
+}  // namespace
+
+std::vector<Object> env_objects(const EnvLayout& layout) {
+  const ir::Env& env = *layout.env;
+  std::vector<Object> objects;
+  if (layout.custom_scc) objects.push_back(ipc_lock_scc(cluster_labels(layout.cluster)));
+  objects.push_back(kube::service_account(layout, oauth_redirect_annotations(layout)));
+  append(objects, scc_grant(layout));
+  append(objects, kube::network_attachments(layout));
+  append(objects, kube::shared_claims(layout));
+  objects.push_back(kube::boot_config_map(layout, kube::boot_json(layout)));
+  objects.push_back(image_stream(layout));
+  objects.push_back(build_config(layout));
+  objects.push_back(kube::headless_service(layout));
+  for (const ExposedService& s : layout.services) {
+    objects.push_back(kube::exposed_service(layout, s, {}));
+  }
+  kube::PodExtras extras;
+  extras.image = internal_image(layout);
+  // Pin the SCC so admission cannot pick a more permissive one the SA may also use (SCC-03).
+  extras.annotations["openshift.io/required-scc"] = layout.scc;
+  std::string networks = kube::networks_annotation(layout);
+  if (!networks.empty()) extras.annotations["k8s.v1.cni.cncf.io/networks"] = networks;
+  add_oauth_proxies(layout, extras);
+  objects.push_back(kube::statefulset(layout, extras));
+  for (const ExposedService& s : layout.services) objects.push_back(route(layout, s));
+  Value router = Value::map();
+  router.set("namespaceSelector", Value::map())
+      .set("matchLabels", Value::map())
+      .set("policy-group.network.openshift.io/ingress", "");
+  objects.push_back(kube::network_policy(layout, std::move(router)));
+  std::stable_sort(objects.begin(), objects.end(), [](const Object& a, const Object& b) {
+    return static_cast<int>(a.order) < static_cast<int>(b.order);
+  });
+  (void)env;
+  return objects;
+}
+
+Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnostics) const {
+  Output out;
+  kube::PlanContext context;
+  context.target = "openshift";
+  context.source = program.source;
+  context.inputs = kube::plan_inputs(program.inputs);
+  std::map<std::string, ClusterAdmin> admin;
+  std::vector<std::pair<std::string, std::size_t>> stream;  // (apply key, file index)
+  std::set<std::string> notes;
+
+  for (const ir::Env& env : program.envs) {
+    check_pinned_image(env, diagnostics);
+    check_exposure(env, diagnostics);
+    EnvLayout layout = make_layout(env);
+    check_names(layout, diagnostics);
+    std::vector<Object> objects = env_objects(layout);
+    check_rails(layout, objects, diagnostics);
+    check_routes(env, objects, diagnostics);
+
+    std::vector<kube::PlannedObject> planned;
+    std::vector<kube::PlannedFile> listed;
+    std::vector<std::string> resources;
+    for (const Object& o : objects) {
+      std::string bytes = to_yaml(o.body);
+      std::string hash = sha256_hex(bytes);
+      if (o.admin) {
+        std::string file = o.file_name();
+        planned.push_back({&o, "../_admin/" + file, hash});
+        ClusterAdmin& a = admin[layout.cluster];
+        if (a.addresses.insert(o.address()).second) {
+          a.files.push_back({layout.cluster + "/_admin/" + file, std::move(bytes)});
+        }
+        continue;
+      }
+      std::string file = o.file_name();
+      planned.push_back({&o, file, hash});
+      listed.push_back({file, hash});
+      resources.push_back(file);
+      stream.emplace_back(layout.dir, out.files.size());
+      out.files.push_back({layout.dir + "/" + file, std::move(bytes)});
+    }
+    auto add_file = [&](std::string name, std::string bytes) {
+      listed.push_back({name, sha256_hex(bytes)});
+      out.files.push_back({layout.dir + "/" + name, std::move(bytes)});
+    };
+    add_file("Dockerfile", dockerfile(layout));
+    add_file("boot.json", kube::boot_json(layout));
+    add_file("kustomization.yaml", kube::kustomization(resources));
+    std::sort(listed.begin(), listed.end(),
+              [](const auto& a, const auto& b) { return a.path < b.path; });
+    out.files.push_back(
+        {layout.dir + "/plan.json", kube::plan_json(layout, context, planned, listed)});
+
+    if (!layout.services.empty()) {
+      notes.insert("create the Secret `" + cookie_secret_name(layout) + "` in namespace `" +
+                   layout.namespace_name +
+                   "` (key `cookie_secret`, 32 random bytes) before applying " + layout.dir);
+    }
+    if (env.transport == ir::Transport::rdma) {
+      notes.insert("the RoleBinding `" + layout.statefulset + "-use-scc` in " + layout.dir +
+                   " grants `use` of SCC `" + layout.scc +
+                   "`: it must be applied by someone who may use that SCC (cluster-admin)");
+    }
+  }
+
+  // Cluster-scoped objects first in the stream, once per cluster; then env objects in order.
+  std::vector<std::size_t> admin_stream;
+  for (auto& [cluster, a] : admin) {
+    std::vector<std::string> resources;
+    for (File& f : a.files) {
+      resources.push_back(f.path.substr(cluster.size() + 8));  // strip `<cluster>/_admin/`
+      admin_stream.push_back(out.files.size());
+      out.files.push_back(std::move(f));
+    }
+    out.files.push_back({cluster + "/_admin/kustomization.yaml", kube::kustomization(resources)});
+    notes.insert("cluster-admin must apply " + cluster + "/_admin/ (oc apply -k " + cluster +
+                 "/_admin) before the envs of cluster `" + cluster + "`");
+  }
+  if (!program.envs.empty()) {
+    for (const auto& [path, bytes] : runtime_sources()) {
+      out.files.push_back({std::string(kRuntimeDir) + "/" + std::string(path), std::string(bytes)});
+    }
+  }
+
+  // Sort files by path, remapping the stream indices.
+  std::vector<std::size_t> order(out.files.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return out.files[a].path < out.files[b].path;
+  });
+  std::vector<std::size_t> where(order.size());
+  std::vector<File> sorted;
+  sorted.reserve(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    where[order[i]] = i;
+    sorted.push_back(std::move(out.files[order[i]]));
+  }
+  out.files = std::move(sorted);
+  for (std::size_t i : admin_stream) out.stream.push_back(where[i]);
+  for (const auto& [dir, i] : stream) out.stream.push_back(where[i]);
+  out.notes.assign(notes.begin(), notes.end());
+  return out;
+}
+
+}  // namespace mlenv::target::openshift

@@ -1,0 +1,19 @@
+#pragma once
+// The OpenShift target: for every env, the output tree of design/product.md ("What it emits").
+
+#include "targets/common/env_layout.h"
+#include "targets/common/object.h"
+#include "targets/target.h"
+
+namespace mlenv::target::openshift {
+
+class OpenShiftTarget : public Target {
+ public:
+  std::string_view name() const override { return "openshift"; }
+  Output render(const ir::Program& program, Diagnostics& diagnostics) const override;
+};
+
+/// The objects of one env in apply order (cluster-scoped ones included, marked `admin`).
+std::vector<Object> env_objects(const EnvLayout& layout);
+
+}  // namespace mlenv::target::openshift

@@ -1,0 +1,98 @@
+#include "targets/common/json_writer.h"
+#include "targets/openshift/builders.h"
+
+namespace mlenv::target::openshift {
+
+Object route(const EnvLayout& layout, const ExposedService& service) {
+  Object o = make_object("route.openshift.io/v1", "Route", service.object_name,
+                         layout.namespace_name, layout.labels);
+  o.order = ApplyOrder::Route;
+  Value& spec = o.body.set("spec", Value::map());
+  Value& to = spec.set("to", Value::map());
+  to.set("kind", "Service");
+  to.set("name", service.object_name);
+  to.set("weight", 100);
+  spec.set("port", Value::map()).set("targetPort", "proxy");
+  // The router terminates TLS with its default certificate: no key is ever written (EXP-05).
+  Value& tls = spec.set("tls", Value::map());
+  tls.set("termination", "edge");
+  tls.set("insecureEdgeTerminationPolicy", "Redirect");
+  spec.set("wildcardPolicy", "None");
+  return o;
+}
+
+std::map<std::string, std::string> oauth_redirect_annotations(const EnvLayout& layout) {
+  std::map<std::string, std::string> out;
+  for (const ExposedService& s : layout.services) {
+    Value ref = Value::map();
+    ref.set("kind", "OAuthRedirectReference");
+    ref.set("apiVersion", "v1");
+    Value& target = ref.set("reference", Value::map());
+    target.set("kind", "Route");
+    target.set("name", s.object_name);
+    out["serviceaccounts.openshift.io/oauth-redirectreference." + s.name] =
+        to_json_compact(ref);
+  }
+  return out;
+}
+
+std::string cookie_secret_name(const EnvLayout& layout) {
+  return layout.statefulset + "-oauth-cookie";
+}
+
+void add_oauth_proxies(const EnvLayout& layout, kube::PodExtras& extras) {
+  if (layout.services.empty()) return;
+  for (const ExposedService& s : layout.services) {
+    Value c = Value::map();
+    c.set("name", "oauth-proxy-" + s.name);
+    c.set("image", kOauthProxyImage);
+    c.set("imagePullPolicy", "IfNotPresent");
+    // Only users who may `get` this Service pass: without --openshift-sar any cluster user would.
+    Value sar = Value::map();
+    sar.set("namespace", layout.namespace_name);
+    sar.set("resource", "services");
+    sar.set("resourceName", s.object_name);
+    sar.set("verb", "get");
+    c.set("args", Value::strings(std::vector<std::string>{
+                      "--provider=openshift",
+                      "--openshift-service-account=" + layout.service_account,
+                      "--openshift-sar=" + to_json_compact(sar),
+                      "--upstream=http://127.0.0.1:" + std::to_string(s.app_port),
+                      "--http-address=:" + std::to_string(s.proxy_port),
+                      "--https-address=",
+                      "--cookie-secure=true",
+                      "--cookie-secret-file=/etc/oauth-proxy/cookie_secret",
+                  }));
+    Value& port = c.set("ports", Value::seq()).push(Value::map());
+    port.set("name", "px-" + s.name);
+    port.set("containerPort", s.proxy_port);
+    port.set("protocol", "TCP");
+    Value& probe = c.set("readinessProbe", Value::map());
+    Value& get = probe.set("httpGet", Value::map());
+    get.set("path", "/oauth/healthz");
+    get.set("port", "px-" + s.name);
+    probe.set("periodSeconds", 10);
+    Value& resources = c.set("resources", Value::map());
+    for (const char* key : {"requests", "limits"}) {
+      Value& r = resources.set(key, Value::map());
+      r.set("cpu", "100m");
+      r.set("memory", "128Mi");
+    }
+    c.set("securityContext", kube::container_security(false));
+    Value& mount = c.set("volumeMounts", Value::seq()).push(Value::map());
+    mount.set("name", "oauth-cookie");
+    mount.set("mountPath", "/etc/oauth-proxy");
+    mount.set("readOnly", true);
+    extras.sidecars.push_back(std::move(c));
+  }
+  Value v = Value::map();
+  v.set("name", "oauth-cookie");
+  Value& secret = v.set("secret", Value::map());
+  secret.set("secretName", cookie_secret_name(layout));
+  Value& item = secret.set("items", Value::seq()).push(Value::map());
+  item.set("key", "cookie_secret");
+  item.set("path", "cookie_secret");
+  extras.volumes.push_back(std::move(v));
+}
+
+}  // namespace mlenv::target::openshift

@@ -1,0 +1,144 @@
+#include "targets/openshift/rules.h"
+
+#include <string>
+
+#include "targets/common/env_layout.h"
+
+namespace mlenv::target::openshift {
+namespace {
+
+constexpr std::size_t kLabelMax = 63;
+constexpr std::size_t kStatefulSetMax = 52;  // leaves room for `-<10-char revision hash>`
+
+const Value* path(const Value& v, std::initializer_list<std::string_view> keys) {
+  const Value* cur = &v;
+  for (std::string_view k : keys) {
+    if (!cur->is_map()) return nullptr;
+    cur = cur->find(k);
+    if (!cur) return nullptr;
+  }
+  return cur;
+}
+
+std::size_t count_json_entries(const std::string& list) {
+  // The annotation is a compact JSON list of flat objects built by kube::networks_annotation.
+  std::size_t n = 0;
+  for (char c : list) n += c == '{';
+  return n;
+}
+
+bool leads_to_debugpy(const Value& port) {
+  const Value* target = port.find("targetPort");
+  const Value* number = port.find("port");
+  if (number && number->kind() == Value::Kind::Int && number->as_int() == kDebugpyPort) {
+    return true;
+  }
+  if (!target) return false;
+  if (target->kind() == Value::Kind::Int) return target->as_int() == kDebugpyPort;
+  return target->kind() == Value::Kind::String && target->as_string() == "debugpy";
+}
+
+}  // namespace
+
+void check_pinned_image(const ir::Env& env, Diagnostics& diagnostics) {
+  const std::string& from = env.image.from;
+  if (from.find("@sha256:") != std::string::npos) return;
+  std::size_t slash = from.rfind('/');
+  std::size_t colon = from.find(':', slash == std::string::npos ? 0 : slash);
+  std::string tag = colon == std::string::npos ? "" : from.substr(colon + 1);
+  if (!tag.empty() && tag != "latest") return;
+  SourceRange at = env.image.from_range.valid() ? env.image.from_range : env.image.range;
+  diagnostics.report(Code::E0504, at,
+                     "base image `" + from + "` of image `" + env.image.name + "` is not pinned",
+                     tag.empty() ? "add a tag or an @sha256: digest"
+                                 : "`latest` moves; name a release tag or a digest");
+}
+
+void check_exposure(const ir::Env& env, Diagnostics& diagnostics) {
+  if (env.auth != ir::Auth::none || env.services.empty()) return;
+  SourceRange at = env.services_range.valid() ? env.services_range : env.range;
+  diagnostics.report(Code::E0502, at,
+                     "env `" + env.name + "` exposes services with `auth = none`",
+                     "every exposed service needs the oauth-proxy");
+}
+
+void check_names(const EnvLayout& layout, Diagnostics& diagnostics) {
+  const ir::Env& env = *layout.env;
+  std::string last_host = layout.statefulset + "-" + std::to_string(std::max(env.nodes - 1, 0));
+  auto report = [&](const std::string& what, std::size_t size, std::size_t max) {
+    diagnostics.report(Code::E0411, env.range,
+                       what + " is " + std::to_string(size) + " characters, more than " +
+                           std::to_string(max),
+                       "shorten the env name");
+  };
+  if (layout.statefulset.size() > kStatefulSetMax) {
+    report("StatefulSet name `" + layout.statefulset + "`", layout.statefulset.size(),
+           kStatefulSetMax);
+  } else if (last_host.size() > kLabelMax) {
+    report("pod hostname `" + last_host + "`", last_host.size(), kLabelMax);
+  }
+  if (layout.headless_service.size() > kLabelMax) {
+    report("headless Service name `" + layout.headless_service + "`",
+           layout.headless_service.size(), kLabelMax);
+  }
+}
+
+void check_rails(const EnvLayout& layout, const std::vector<Object>& objects,
+                 Diagnostics& diagnostics) {
+  const ir::Env& env = *layout.env;
+  if (env.transport != ir::Transport::rdma || !env.cluster.network.rdma) return;
+  const auto& rails = env.cluster.network.rdma->rails;
+  std::size_t attachments = 0, entries = 0, units = 0;
+  for (const Object& o : objects) {
+    if (o.kind == "NetworkAttachmentDefinition") ++attachments;
+    if (o.kind != "StatefulSet") continue;
+    const Value* networks =
+        path(o.body, {"spec", "template", "metadata", "annotations", "k8s.v1.cni.cncf.io/networks"});
+    if (networks) entries = count_json_entries(networks->as_string());
+    const Value* containers = path(o.body, {"spec", "template", "spec", "containers"});
+    if (!containers || containers->size() == 0) continue;
+    const Value* limits = path(containers->items()[0], {"resources", "limits"});
+    if (!limits) continue;
+    for (std::size_t i = 0; i < limits->size(); ++i) {
+      for (const ir::Rail& rail : rails) {
+        if (!rail.resource.empty() && limits->keys()[i] == rail.resource) {
+          units += static_cast<std::size_t>(limits->items()[i].as_int());
+          break;
+        }
+      }
+    }
+  }
+  bool sriov = attachments + entries + units > 0;
+  std::size_t want = sriov ? rails.size() : 0;
+  if (attachments == want && entries == want && units == want) return;
+  diagnostics.report(Code::E0412, env.cluster.range,
+                     "env `" + env.name + "` has " + std::to_string(rails.size()) +
+                         " RDMA rails but " + std::to_string(entries) +
+                         " network attachments in its pod, " + std::to_string(attachments) +
+                         " NetworkAttachmentDefinitions and " + std::to_string(units) +
+                         " SR-IOV resource units",
+                     "every rail needs both `network` and `resource`, or none does");
+}
+
+void check_routes(const ir::Env& env, const std::vector<Object>& objects,
+                  Diagnostics& diagnostics) {
+  for (const Object& route : objects) {
+    if (route.kind != "Route") continue;
+    const Value* to = path(route.body, {"spec", "to", "name"});
+    if (!to) continue;
+    for (const Object& service : objects) {
+      if (service.kind != "Service" || service.name != to->as_string()) continue;
+      const Value* ports = path(service.body, {"spec", "ports"});
+      if (!ports) continue;
+      for (const Value& port : ports->items()) {
+        if (!leads_to_debugpy(port)) continue;
+        diagnostics.report(Code::E0503, env.range,
+                           "Route `" + route.name + "` of env `" + env.name +
+                               "` would expose debugpy",
+                           "debugpy is reachable only with `oc port-forward`");
+      }
+    }
+  }
+}
+
+}  // namespace mlenv::target::openshift

@@ -1,0 +1,27 @@
+#pragma once
+// Hand-built typed programs shaped like the seeds, so the target is tested without the front
+// end: barcelona (RDMA, per-pod storage, 2 nodes), h-kim (SR-IOV rails, named SCC), cairo
+// (TCP, RWX storage) and a one-pod dev env.
+
+#include <string>
+#include <vector>
+
+#include "compiler/ir/program.h"
+
+namespace mlenv::testing {
+
+ir::Env barcelona_env();
+ir::Env hkim_env();
+ir::Env cairo_tcp_env();
+ir::Env dev_env();
+
+/// A program holding `envs`, with one input file so plan.json has digests to show.
+ir::Program program_of(std::vector<ir::Env> envs, std::string source = "examples/test.mlenv");
+
+/// Every fixture by name ("barcelona", "h-kim", "cairo", "dev"): one program each.
+std::vector<std::pair<std::string, ir::Program>> all_fixtures();
+
+/// A fleet of `envs` RDMA envs over `clusters` clusters with three exposed services each.
+ir::Program fleet(int envs, int clusters);
+
+}  // namespace mlenv::testing

@@ -1,0 +1,163 @@
+#include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "tests/targets/fixtures.h"
+#include "tests/targets/test_util.h"
+
+using namespace mlenv;
+using namespace mlenv::testing;
+
+namespace {
+
+bool is_object_file(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".yaml") == 0 &&
+         path.find("kustomization.yaml") == std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("every fixture renders without diagnostics, deterministically", "[render]") {
+  for (auto& [name, program] : all_fixtures()) {
+    INFO(name);
+    Diagnostics d1, d2;
+    target::Output a = render(program, d1);
+    target::Output b = render(program, d2);
+    CHECK(d1.all().empty());
+    REQUIRE(a.files.size() == b.files.size());
+    for (std::size_t i = 0; i < a.files.size(); ++i) {
+      CHECK(a.files[i].path == b.files[i].path);
+      CHECK(a.files[i].content == b.files[i].content);
+      if (i > 0) CHECK(a.files[i - 1].path < a.files[i].path);
+    }
+    CHECK(a.stream == b.stream);
+  }
+}
+
+TEST_CASE("each env directory holds the emitted tree of product.md", "[render]") {
+  Diagnostics d;
+  target::Output out = render(program_of({barcelona_env()}), d);
+  for (const char* f :
+       {"barcelona/ml-dev-env/Dockerfile", "barcelona/ml-dev-env/boot.json",
+        "barcelona/ml-dev-env/plan.json", "barcelona/ml-dev-env/kustomization.yaml",
+        "barcelona/ml-dev-env/statefulset-ml-dev-env.yaml",
+        "barcelona/ml-dev-env/service-ml-dev-env-headless.yaml",
+        "barcelona/ml-dev-env/serviceaccount-ml-dev-env-sa.yaml",
+        "barcelona/ml-dev-env/role-ml-dev-env-use-scc.yaml",
+        "barcelona/ml-dev-env/rolebinding-ml-dev-env-use-scc.yaml",
+        "barcelona/ml-dev-env/configmap-ml-dev-env-boot.yaml",
+        "barcelona/ml-dev-env/imagestream-ml-dev-env.yaml",
+        "barcelona/ml-dev-env/buildconfig-ml-dev-env.yaml",
+        "barcelona/ml-dev-env/route-ml-dev-env-vscode.yaml",
+        "barcelona/ml-dev-env/networkpolicy-ml-dev-env.yaml",
+        "barcelona/_admin/securitycontextconstraints-mlenv-ipc-lock.yaml",
+        "barcelona/_admin/kustomization.yaml", "_runtime/CMakeLists.txt"}) {
+    INFO(f);
+    CHECK(find_file(out, f) != nullptr);
+  }
+  // The stream starts with the cluster-scoped SCC and ends with the NetworkPolicy.
+  REQUIRE(!out.stream.empty());
+  CHECK(out.files[out.stream.front()].path.find("_admin/") != std::string::npos);
+  CHECK(out.files[out.stream.back()].path.find("networkpolicy") != std::string::npos);
+  CHECK(!out.notes.empty());
+}
+
+TEST_CASE("secure by default: no privilege, only IPC_LOCK, no secret values", "[render][security]") {
+  for (auto& [name, program] : all_fixtures()) {
+    Diagnostics d;
+    target::Output out = render(program, d);
+    for (const target::File& f : out.files) {
+      INFO(f.path);
+      CHECK(f.content.find("privileged: true") == std::string::npos);
+      CHECK(f.content.find("hostNetwork") == std::string::npos);
+      CHECK(f.content.find("hostPath") == std::string::npos);
+      CHECK(f.content.find("--cookie-secret=") == std::string::npos);
+      CHECK(f.content.find("BEGIN ") == std::string::npos);  // no PEM block
+      CHECK(f.content.find("kind: Secret\n") == std::string::npos);
+      CHECK(f.content.find("resourceNames:\n    - privileged") == std::string::npos);
+      if (!is_object_file(f.path) || f.path.find("_runtime/") == 0) continue;
+      YAML::Node o = YAML::Load(f.content);
+      if (o["kind"].as<std::string>() != "StatefulSet") continue;
+      YAML::Node sts = o["spec"];
+      CHECK(sts["persistentVolumeClaimRetentionPolicy"]["whenDeleted"].as<std::string>() == "Retain");
+      CHECK(sts["persistentVolumeClaimRetentionPolicy"]["whenScaled"].as<std::string>() == "Retain");
+      for (const YAML::Node& c : sts["template"]["spec"]["containers"]) {
+        YAML::Node sc = c["securityContext"];
+        CHECK(sc["allowPrivilegeEscalation"].as<bool>() == false);
+        CHECK(sc["capabilities"]["drop"][0].as<std::string>() == "ALL");
+        if (sc["capabilities"]["add"]) {
+          CHECK(sc["capabilities"]["add"].size() == 1);
+          CHECK(sc["capabilities"]["add"][0].as<std::string>() == "IPC_LOCK");
+        }
+        CHECK(sc["seccompProfile"]["type"].as<std::string>() == "RuntimeDefault");
+        CHECK(c["resources"]["requests"]["cpu"]);
+        CHECK(c["resources"]["requests"]["memory"]);
+        CHECK(c["resources"]["limits"]["cpu"]);
+        CHECK(c["resources"]["limits"]["memory"]);
+        CHECK_FALSE(c["resources"]["requests"]["nvidia.com/gpu"]);
+      }
+      CHECK(sts["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"]);
+      bool shm = false;
+      for (const YAML::Node& v : sts["template"]["spec"]["volumes"]) {
+        if (v["name"].as<std::string>() == "dshm") {
+          shm = v["emptyDir"]["medium"].as<std::string>() == "Memory";
+        }
+      }
+      CHECK(shm);
+    }
+  }
+}
+
+TEST_CASE("TCP pods fit restricted-v2: no added capability", "[render][security]") {
+  Diagnostics d;
+  target::Output out = render(program_of({cairo_tcp_env()}), d);
+  const target::File* sts = find_file(out, "cairo/cairo-train/statefulset-cairo-train.yaml");
+  REQUIRE(sts);
+  CHECK(sts->content.find("IPC_LOCK") == std::string::npos);
+  CHECK(sts->content.find("openshift.io/required-scc: restricted-v2") != std::string::npos);
+  CHECK(find_file(out, "cairo/_admin/kustomization.yaml") == nullptr);
+}
+
+TEST_CASE("SR-IOV rails: one attachment, one annotation entry and one VF per rail", "[render]") {
+  Diagnostics d;
+  target::Output out = render(program_of({hkim_env()}), d);
+  CHECK(d.all().empty());
+  for (const char* nad : {"eno5np0-network", "eno6np0-network", "eno7np0-network",
+                          "eno8np0-network"}) {
+    CHECK(find_file(out, std::string("barcelona/h-kim/networkattachmentdefinition-") + nad +
+                             ".yaml"));
+  }
+  const target::File* sts = find_file(out, "barcelona/h-kim/statefulset-h-kim.yaml");
+  REQUIRE(sts);
+  YAML::Node o = YAML::Load(sts->content);
+  YAML::Node limits = o["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"];
+  CHECK(limits["openshift.io/eno5np0rdma"].as<int>() == 1);
+  CHECK(limits["openshift.io/eno8np0rdma"].as<int>() == 1);
+  // A named SCC is granted, never emitted.
+  CHECK(find_file(out, "barcelona/_admin/kustomization.yaml") == nullptr);
+  CHECK(sts->content.find("openshift.io/required-scc: nccl-scc") != std::string::npos);
+}
+
+TEST_CASE("oauth-proxy fronts every exposed tool; routes are edge + Redirect", "[render][security]") {
+  Diagnostics d;
+  target::Output out = render(program_of({barcelona_env()}), d);
+  const target::File* sts = find_file(out, "barcelona/ml-dev-env/statefulset-ml-dev-env.yaml");
+  REQUIRE(sts);
+  CHECK(sts->content.find("--openshift-sar=") != std::string::npos);
+  CHECK(sts->content.find("--cookie-secret-file=") != std::string::npos);
+  const target::File* route = find_file(out, "barcelona/ml-dev-env/route-ml-dev-env-jupyter.yaml");
+  REQUIRE(route);
+  CHECK(route->content.find("termination: edge") != std::string::npos);
+  CHECK(route->content.find("insecureEdgeTerminationPolicy: Redirect") != std::string::npos);
+  const target::File* sa = find_file(out, "barcelona/ml-dev-env/serviceaccount-ml-dev-env-sa.yaml");
+  REQUIRE(sa);
+  CHECK(sa->content.find("serviceaccounts.openshift.io/oauth-redirectreference.vscode") !=
+        std::string::npos);
+  for (const target::File& f : out.files) {
+    if (f.path.find("/route-") != std::string::npos) {
+      CHECK(f.content.find("debugpy") == std::string::npos);
+    }
+    if (f.path.find("/service-") != std::string::npos) {
+      CHECK(f.content.find("5678") == std::string::npos);
+    }
+  }
+}
