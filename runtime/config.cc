@@ -1,0 +1,224 @@
+#include "config.h"
+
+#include <cstdio>
+
+#include "exit_code.h"
+#include "json.h"
+#include "util.h"
+
+namespace boot {
+namespace {
+
+[[noreturn]] void invalid(const std::string& key, const std::string& why) {
+  throw BootError(kExitConfigError, "boot.json: `" + key + "` " + why);
+}
+
+const Json& require(const Json& object, const std::string& key) {
+  const Json* value = object.find(key);
+  if (!value) invalid(key, "is missing");
+  return *value;
+}
+
+std::string get_string(const Json& object, const std::string& key, const std::string& path) {
+  const Json& value = require(object, key);
+  if (!value.is_string()) invalid(path, "must be a string");
+  return value.as_string();
+}
+
+std::int64_t get_int(const Json& value, const std::string& path, std::int64_t min,
+                     std::int64_t max) {
+  if (!value.is_integer()) invalid(path, "must be an integer");
+  std::int64_t number = value.as_int();
+  if (number < min || number > max) {
+    invalid(path, "must be between " + std::to_string(min) + " and " + std::to_string(max));
+  }
+  return number;
+}
+
+double get_seconds(const Json& object, const std::string& key, double fallback) {
+  const Json* value = object.find(key);
+  if (!value) return fallback;
+  if (!value->is_number() || value->as_number() <= 0) {
+    invalid("timeouts." + key, "must be a positive number of seconds");
+  }
+  return value->as_number();
+}
+
+std::vector<std::string> get_strings(const Json& value, const std::string& path) {
+  if (!value.is_array()) invalid(path, "must be a list of strings");
+  std::vector<std::string> out;
+  for (const Json& item : value.as_array()) {
+    if (!item.is_string()) invalid(path, "must be a list of strings");
+    out.push_back(item.as_string());
+  }
+  return out;
+}
+
+bool is_gdr_level(const std::string& level) {
+  for (const char* name : {"LOC", "PIX", "PXB", "PHB", "SYS", "NVL", "NVB", "C2C", "P2C", "PXN"}) {
+    if (level == name) return true;
+  }
+  return false;
+}
+
+void parse_rdma(const Json& rdma, BootConfig& config) {
+  if (!rdma.is_object()) invalid("rdma", "must be an object");
+  if (const Json* rails = rdma.find("rails")) {
+    if (!rails->is_array()) invalid("rdma.rails", "must be a list");
+    for (const Json& rail : rails->as_array()) {
+      if (!rail.is_object()) invalid("rdma.rails", "must hold objects");
+      config.rails.push_back({get_string(rail, "device", "rdma.rails[].device"),
+                              rail.find("interface")
+                                  ? get_string(rail, "interface", "rdma.rails[].interface")
+                                  : std::string()});
+    }
+  }
+  if (const Json* gid = rdma.find("gid_index"); gid && !gid->is_null()) {
+    config.gid_index = static_cast<int>(get_int(*gid, "rdma.gid_index", 0, 255));
+  }
+  if (const Json* level = rdma.find("gdr_level"); level && !level->is_null()) {
+    // Integers meant different levels in different NCCL releases, so only names are accepted.
+    if (!level->is_string() || !is_gdr_level(level->as_string())) {
+      invalid("rdma.gdr_level", "must be one of LOC, PIX, PXB, PHB, SYS, NVL, NVB, C2C, P2C, PXN");
+    }
+    config.gdr_level = level->as_string();
+  }
+  if (const Json* floor = rdma.find("min_memlock_bytes")) {
+    config.min_memlock_bytes =
+        static_cast<std::uint64_t>(get_int(*floor, "rdma.min_memlock_bytes", 0, INT64_MAX / 2));
+  }
+}
+
+}  // namespace
+
+std::string BootConfig::peer_host(int node_rank) const {
+  return statefulset + "-" + std::to_string(node_rank) + "." + headless_service + "." + namespace_ +
+         ".svc";
+}
+
+std::string fnv1a_hex(std::string_view text) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash));
+  return out;
+}
+
+std::optional<double> parse_duration(std::string_view text) {
+  text = trim(text);
+  struct Unit {
+    std::string_view suffix;
+    double seconds;
+  };
+  double scale = 1;
+  for (Unit unit : {Unit{"ms", 0.001}, Unit{"s", 1}, Unit{"m", 60}, Unit{"h", 3600}}) {
+    if (text.size() > unit.suffix.size() && text.ends_with(unit.suffix)) {
+      text.remove_suffix(unit.suffix.size());
+      scale = unit.seconds;
+      break;
+    }
+  }
+  if (text.empty()) return std::nullopt;
+  std::string number(text);
+  char* end = nullptr;
+  double value = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !(value > 0)) return std::nullopt;
+  return value * scale;
+}
+
+BootConfig parse_config(std::string_view text) {
+  JsonParseResult parsed = parse_json(text);
+  if (!parsed.value) {
+    throw BootError(kExitConfigError,
+                    "boot.json: " + parsed.error + " at byte " + std::to_string(parsed.offset));
+  }
+  const Json& root = *parsed.value;
+  if (!root.is_object()) throw BootError(kExitConfigError, "boot.json: not a JSON object");
+
+  BootConfig config;
+  config.format_version =
+      static_cast<int>(get_int(require(root, "format_version"), "format_version", 0, INT32_MAX));
+  if (config.format_version != 1) {
+    invalid("format_version", "is " + std::to_string(config.format_version) +
+                                  "; this mlenv-boot reads version 1 only");
+  }
+  config.job = get_string(root, "job", "job");
+  if (config.job.empty()) invalid("job", "must not be empty");
+  config.statefulset = get_string(root, "statefulset", "statefulset");
+  config.headless_service = get_string(root, "headless_service", "headless_service");
+  config.namespace_ = get_string(root, "namespace", "namespace");
+  config.nnodes = static_cast<int>(get_int(require(root, "nnodes"), "nnodes", 1, 65536));
+  config.nproc_per_node =
+      static_cast<int>(get_int(require(root, "nproc_per_node"), "nproc_per_node", 1, 1024));
+  if (const Json* gpus = root.find("gpus_per_node")) {
+    config.gpus_per_node = static_cast<int>(get_int(*gpus, "gpus_per_node", 0, 1024));
+  }
+  config.rdzv_port = static_cast<int>(get_int(require(root, "rdzv_port"), "rdzv_port", 1, 65535));
+  config.master_port =
+      static_cast<int>(get_int(require(root, "master_port"), "master_port", 1, 65535));
+  if (config.rdzv_port == config.master_port) {
+    invalid("rdzv_port", "must differ from master_port, which rank 0's trainer listens on");
+  }
+  config.transport = get_string(root, "transport", "transport");
+  if (config.transport != "rdma" && config.transport != "tcp") {
+    invalid("transport", "must be \"rdma\" or \"tcp\"");
+  }
+  if (const Json* rdma = root.find("rdma"); rdma && !rdma->is_null()) parse_rdma(*rdma, config);
+  if (const Json* tcp = root.find("tcp"); tcp && !tcp->is_null()) {
+    if (const Json* interfaces = tcp->find("interfaces")) {
+      config.tcp_interfaces = get_strings(*interfaces, "tcp.interfaces");
+    }
+  }
+  if (const Json* timeouts = root.find("timeouts")) {
+    if (!timeouts->is_object()) invalid("timeouts", "must be an object");
+    config.discovery_s = get_seconds(*timeouts, "discovery_s", config.discovery_s);
+    config.rendezvous_s = get_seconds(*timeouts, "rendezvous_s", config.rendezvous_s);
+    config.heartbeat_s = get_seconds(*timeouts, "heartbeat_s", config.heartbeat_s);
+    config.grace_s = get_seconds(*timeouts, "grace_s", config.grace_s);
+  }
+  if (const Json* command = root.find("command")) {
+    config.command = get_strings(*command, "command");
+  }
+  if (const Json* services = root.find("services")) {
+    if (!services->is_array()) invalid("services", "must be a list");
+    for (const Json& service : services->as_array()) {
+      Service entry{get_string(service, "name", "services[].name"),
+                    get_strings(require(service, "argv"), "services[].argv")};
+      if (entry.argv.empty()) invalid("services[].argv", "must not be empty");
+      config.services.push_back(std::move(entry));
+    }
+  }
+  config.hostfile = get_string(root, "hostfile", "hostfile");
+  config.deepspeed_env = get_string(root, "deepspeed_env", "deepspeed_env");
+  if (const Json* check = root.find("nccl_check"); check && !check->is_null()) {
+    if (const Json* min = check->find("min_busbw_gbps")) {
+      if (!min->is_number() || min->as_number() < 0) {
+        invalid("nccl_check.min_busbw_gbps", "must be a number >= 0");
+      }
+      config.nccl_min_busbw_gbps = min->as_number();
+    }
+    if (const Json* max = check->find("max_bytes")) {
+      config.nccl_max_bytes = static_cast<std::uint64_t>(
+          get_int(*max, "nccl_check.max_bytes", 8, std::int64_t{1} << 40));
+    }
+    if (const Json* timeout = check->find("timeout_s")) {
+      if (!timeout->is_number() || timeout->as_number() <= 0) {
+        invalid("nccl_check.timeout_s", "must be a positive number of seconds");
+      }
+      config.nccl_timeout_s = timeout->as_number();
+    }
+  }
+  config.digest = fnv1a_hex(text);
+  return config;
+}
+
+BootConfig load_config(const std::string& path) {
+  std::optional<std::string> text = read_file(path);
+  if (!text) throw BootError(kExitConfigError, "cannot read the config " + path);
+  return parse_config(*text);
+}
+
+}  // namespace boot

@@ -1,0 +1,71 @@
+#pragma once
+// boot.json, the bootstrap config the compiler emits (runtime/BOOT_CONFIG.md), as a typed value.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace boot {
+
+/// One RDMA rail: an HCA and the pod interface (SR-IOV VF) it serves.
+struct RdmaRail {
+  std::string device;
+  std::string interface;
+};
+
+/// A long-running tool started once per pod (code-server, jupyter, ...).
+struct Service {
+  std::string name;
+  std::vector<std::string> argv;
+};
+
+/// The whole boot.json, with the defaults the format documents for optional keys.
+struct BootConfig {
+  int format_version = 1;
+  std::string job;
+  std::string statefulset;
+  std::string headless_service;
+  std::string namespace_;
+  int nnodes = 1;
+  int nproc_per_node = 1;
+  int gpus_per_node = 0;
+  int rdzv_port = 29400;
+  int master_port = 29500;
+  std::string transport = "tcp";  ///< the compiler's intent: "rdma" or "tcp"
+  std::vector<RdmaRail> rails;
+  std::optional<int> gid_index;
+  std::optional<std::string> gdr_level;
+  std::uint64_t min_memlock_bytes = std::uint64_t{1} << 30;
+  std::vector<std::string> tcp_interfaces;
+  double discovery_s = 600;
+  double rendezvous_s = 600;
+  double heartbeat_s = 5;
+  double grace_s = 30;
+  std::vector<std::string> command;
+  std::vector<Service> services;
+  std::string hostfile;
+  std::string deepspeed_env;
+  double nccl_min_busbw_gbps = 0;
+  std::uint64_t nccl_max_bytes = std::uint64_t{128} << 20;
+  double nccl_timeout_s = 120;
+  std::string digest;  ///< a hash of the document's bytes, for the derived job token
+
+  /// The DNS name of node i: `<statefulset>-<i>.<headless_service>.<namespace>.svc`.
+  std::string peer_host(int node_rank) const;
+};
+
+/// Parses boot.json text; throws BootError(kExitConfigError) naming the offending key.
+BootConfig parse_config(std::string_view text);
+
+/// Reads and parses boot.json; throws BootError(kExitConfigError) when unreadable or invalid.
+BootConfig load_config(const std::string& path);
+
+/// Parses "30s", "500ms", "2m", "1h" or plain seconds; nothing when malformed.
+std::optional<double> parse_duration(std::string_view text);
+
+/// A 64-bit FNV-1a hash as 16 hex digits: stable across builds, for tokens and digests.
+std::string fnv1a_hex(std::string_view text);
+
+}  // namespace boot

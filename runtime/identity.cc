@@ -1,0 +1,69 @@
+#include "identity.h"
+
+#include "exit_code.h"
+#include "util.h"
+
+namespace boot {
+
+std::optional<int> hostname_ordinal(const std::string& hostname) {
+  // A pod's hostname is never an FQDN in Kubernetes, but a Slurm or bare-metal one may be.
+  std::string name = hostname.substr(0, hostname.find('.'));
+  size_t dash = name.rfind('-');
+  if (dash == std::string::npos || dash == 0) return std::nullopt;
+  std::optional<std::int64_t> ordinal = parse_uint(std::string_view(name).substr(dash + 1));
+  if (!ordinal || *ordinal > 1'000'000) return std::nullopt;
+  return static_cast<int>(*ordinal);
+}
+
+Identity resolve_identity(const IdentityInputs& inputs) {
+  Identity identity;
+  if (inputs.flag_nnodes) {
+    identity.nnodes = *inputs.flag_nnodes;
+    identity.nnodes_source = "--nnodes";
+  } else {
+    identity.nnodes = inputs.config_nnodes;
+    identity.nnodes_source = "boot.json";
+  }
+  if (identity.nnodes < 1) throw BootError(kExitConfigError, "nnodes must be at least 1");
+
+  if (inputs.flag_node_rank) {
+    identity.node_rank = *inputs.flag_node_rank;
+    identity.rank_source = "--node-rank";
+  } else {
+    // PyTorchJob's RANK is a node rank but torchrun's is a process rank, so RANK is not read.
+    bool found = false;
+    for (const char* name :
+         {"NODE_RANK", "PET_NODE_RANK", "JOB_COMPLETION_INDEX", "SLURM_NODEID"}) {
+      std::optional<std::string> value = lookup(inputs.env, name);
+      if (!value) continue;
+      std::optional<std::int64_t> rank = parse_uint(trim(*value));
+      if (!rank || *rank > 1'000'000) {
+        throw BootError(kExitConfigError, std::string(name) + "=" + *value + " is not a node rank");
+      }
+      identity.node_rank = static_cast<int>(*rank);
+      identity.rank_source = name;
+      found = true;
+      break;
+    }
+    if (!found) {
+      std::optional<int> ordinal = hostname_ordinal(inputs.hostname);
+      if (!ordinal) {
+        throw BootError(kExitConfigError,
+                        "no node rank: give --node-rank or NODE_RANK, or run in a pod named "
+                        "<statefulset>-<ordinal> (hostname is \"" +
+                            inputs.hostname + "\")");
+      }
+      identity.node_rank = *ordinal;
+      identity.rank_source = "hostname ordinal (" + inputs.hostname + ")";
+    }
+  }
+  if (identity.node_rank >= identity.nnodes) {
+    throw BootError(kExitConfigError, "node rank " + std::to_string(identity.node_rank) +
+                                          " (from " + identity.rank_source +
+                                          ") is out of range for nnodes " +
+                                          std::to_string(identity.nnodes));
+  }
+  return identity;
+}
+
+}  // namespace boot

@@ -1,0 +1,36 @@
+#pragma once
+// Phase 1, identity: which node this is and how many nodes the job has.
+
+#include <optional>
+#include <string>
+
+#include "process_env.h"
+
+namespace boot {
+
+/// What identity is derived from: flags, the environment and the hostname.
+struct IdentityInputs {
+  std::optional<int> flag_node_rank;
+  std::optional<int> flag_nnodes;
+  int config_nnodes = 1;
+  EnvMap env;
+  std::string hostname;
+};
+
+/// This node's place in the job, and where the rank came from (it is always logged).
+struct Identity {
+  int node_rank = 0;
+  int nnodes = 1;
+  std::string rank_source;    ///< e.g. "--node-rank", "PET_NODE_RANK", "hostname ordinal (x-3)"
+  std::string nnodes_source;  ///< "--nnodes" or "boot.json"
+};
+
+/// Node rank from, first present wins: --node-rank, NODE_RANK, PET_NODE_RANK,
+/// JOB_COMPLETION_INDEX, SLURM_NODEID, the hostname's trailing "-<n>". nnodes from --nnodes or
+/// boot.json, never guessed. Throws BootError(kExitConfigError) when nothing fits.
+Identity resolve_identity(const IdentityInputs& inputs);
+
+/// The trailing "-<digits>" of a StatefulSet pod hostname (`train-3` gives 3).
+std::optional<int> hostname_ordinal(const std::string& hostname);
+
+}  // namespace boot

@@ -1,0 +1,110 @@
+#include "plan.h"
+
+#include "exit_code.h"
+
+namespace boot {
+
+JobPlan decide_plan(const BootConfig& config, const std::vector<NodeReport>& reports,
+                    const std::string& run_id) {
+  JobPlan plan;
+  plan.nnodes = static_cast<int>(reports.size());
+  plan.nproc_per_node = config.nproc_per_node;
+  plan.run_id = run_id;
+  plan.master_port = config.master_port;
+  for (const NodeReport& report : reports) plan.hosts.push_back(report.host);
+  plan.master_addr = plan.hosts.empty() ? "127.0.0.1" : plan.hosts.front();
+
+  if (config.transport != "rdma") {
+    plan.transport = "tcp";
+    plan.transport_reason = "boot.json asks for tcp";
+    return plan;
+  }
+  for (const NodeReport& report : reports) {
+    if (!report.rdma_usable) {
+      plan.transport = "tcp";
+      plan.transport_reason = "node " + std::to_string(report.rank) + " (" + report.host +
+                              ") cannot use RDMA: " + report.rdma_detail;
+      return plan;
+    }
+  }
+  plan.transport = "rdma";
+  plan.transport_reason = "every node has a usable RDMA port";
+  return plan;
+}
+
+Json plan_to_json(const JobPlan& plan) {
+  Json hosts = Json::array();
+  for (const std::string& host : plan.hosts) hosts.push(host);
+  Json out = Json::object();
+  out.set("nnodes", plan.nnodes)
+      .set("nproc_per_node", plan.nproc_per_node)
+      .set("run_id", plan.run_id)
+      .set("transport", plan.transport)
+      .set("transport_reason", plan.transport_reason)
+      .set("master_addr", plan.master_addr)
+      .set("master_port", plan.master_port)
+      .set("hosts", std::move(hosts))
+      .set("nccl_unique_id", plan.nccl_unique_id);
+  return out;
+}
+
+JobPlan plan_from_json(const Json& json) {
+  auto bad = [] { return BootError(kExitConfigError, "malformed plan from rank 0"); };
+  auto text = [&](const char* key) {
+    const Json* value = json.find(key);
+    if (!value || !value->is_string()) throw bad();
+    return value->as_string();
+  };
+  auto number = [&](const char* key) {
+    const Json* value = json.find(key);
+    if (!value || !value->is_integer()) throw bad();
+    return static_cast<int>(value->as_int());
+  };
+  JobPlan plan;
+  plan.nnodes = number("nnodes");
+  plan.nproc_per_node = number("nproc_per_node");
+  plan.run_id = text("run_id");
+  plan.transport = text("transport");
+  plan.transport_reason = text("transport_reason");
+  plan.master_addr = text("master_addr");
+  plan.master_port = number("master_port");
+  plan.nccl_unique_id = text("nccl_unique_id");
+  const Json* hosts = json.find("hosts");
+  if (!hosts || !hosts->is_array()) throw bad();
+  for (const Json& host : hosts->as_array()) {
+    if (!host.is_string()) throw bad();
+    plan.hosts.push_back(host.as_string());
+  }
+  if (static_cast<int>(plan.hosts.size()) != plan.nnodes) throw bad();
+  return plan;
+}
+
+Json report_to_json(const NodeReport& report) {
+  Json out = Json::object();
+  out.set("rank", report.rank)
+      .set("host", report.host)
+      .set("rdma_usable", report.rdma_usable)
+      .set("rdma_detail", report.rdma_detail)
+      .set("gpu_count", report.gpu_count);
+  return out;
+}
+
+bool report_from_json(const Json& json, NodeReport& report) {
+  const Json* rank = json.find("rank");
+  const Json* host = json.find("host");
+  const Json* usable = json.find("rdma_usable");
+  const Json* detail = json.find("rdma_detail");
+  const Json* gpus = json.find("gpu_count");
+  if (!rank || !rank->is_integer() || !host || !host->is_string() || !usable ||
+      !usable->is_bool() || !detail || !detail->is_string() || !gpus || !gpus->is_integer()) {
+    return false;
+  }
+  report.rank = static_cast<int>(rank->as_int());
+  report.host = host->as_string();
+  report.rdma_usable = usable->as_bool();
+  report.rdma_detail = detail->as_string();
+  report.gpu_count = static_cast<int>(gpus->as_int());
+  return true;
+}
+
+}  // namespace boot
