@@ -1,0 +1,35 @@
+#pragma once
+// One `mlenvc apply`: find the env plans, prove each is committed and fresh, compute every
+// env's steps (refusing unsafe deletes before anything runs), run them, and record each applied
+// env as `refs/mlenv/applied/<cluster>/<env>`.
+
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/diag/diagnostic.h"
+#include "compiler/plan/apply/steps.h"
+#include "targets/target.h"
+
+namespace mlenv::plan {
+
+/// Renders root file `source` (relative to the work tree) again; nullopt when it has errors,
+/// which the renderer has already reported.
+using Renderer = std::function<std::optional<target::Output>(const std::string& source, Diagnostics&)>;
+
+struct ApplyRequest {
+  std::vector<std::string> plan_dirs;  ///< as given; empty: `plans/` of the repository
+  std::string client;                  ///< --kubectl PATH; "" to search PATH for oc, then kubectl
+  bool dry_run = false;
+  StepOptions steps;
+  Renderer render;
+};
+
+/// Runs the request from the current directory, printing commands to `out`. Returns the exit
+/// status: 0 applied (or printed), 1 refused or failed with diagnostics reported.
+int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& diagnostics);
+
+}  // namespace mlenv::plan

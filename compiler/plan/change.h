@@ -1,0 +1,53 @@
+#pragma once
+// The plan model: what would change, by address, as Terraform shows it. Produced by the
+// differ, rendered by summary.h, read by apply to decide replacements.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlenv::plan {
+
+enum class Action { Create, Update, Replace, Delete };
+
+/// One field of an object, by dotted path; `before` is unset for an added field, `after` for a
+/// removed one.
+struct FieldChange {
+  std::string path;
+  std::optional<std::string> before;
+  std::optional<std::string> after;
+};
+
+/// One object that changes. Addresses are `<cluster>/<env>/<Kind>/<name>`, or
+/// `<cluster>/_admin/<Kind>/<name>` for cluster-scoped objects.
+struct Change {
+  std::string address;
+  std::string kind;
+  Action action = Action::Update;
+  std::vector<FieldChange> fields;  ///< for Update and Replace, sorted by path
+  std::string reason;               ///< for Replace: the field that cannot change in place
+  std::string file;                 ///< the object's file, relative to the plan directory
+};
+
+/// A file of the plan that is not an object (Dockerfile, kustomization.yaml) and changes.
+struct FileChange {
+  std::string path;
+  Action action = Action::Update;
+};
+
+/// Everything that differs between two plans.
+struct PlanDiff {
+  std::vector<Change> changes;     ///< sorted by address
+  std::vector<FileChange> files;   ///< sorted by path
+  std::size_t inputs_changed = 0;  ///< env dirs whose only change is plan.json (input digests)
+
+  std::size_t count(Action action) const;
+  /// True when the two plans are byte-for-byte equal.
+  bool empty() const { return changes.empty() && files.empty() && inputs_changed == 0; }
+};
+
+/// "create", "update", "replace", "delete".
+const char* action_name(Action action);
+
+}  // namespace mlenv::plan

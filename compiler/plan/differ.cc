@@ -1,0 +1,190 @@
+#include "compiler/plan/differ.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "compiler/plan/plan_json.h"
+#include "compiler/plan/replace_rules.h"
+#include "compiler/plan/yaml_fields.h"
+
+namespace mlenv::plan {
+namespace {
+
+constexpr const char* kSensitive = "(sensitive)";
+
+// Values that must not reach a summary or a commit message even if a target ever emitted one.
+bool sensitive_field(std::string_view kind, const std::string& path) {
+  if (kind == "Secret" && (path.starts_with("data") || path.starts_with("stringData"))) {
+    return true;
+  }
+  static const std::regex kSecretEnv(
+      R"(env\[name=[^\]]*(PASSWORD|PASSWD|SECRET|TOKEN|KEY|CREDENTIAL)[^\]]*\]\.value$)",
+      std::regex::icase);
+  return std::regex_search(path, kSecretEnv);
+}
+
+std::map<std::string, YAML::Node> parse_objects(const std::optional<std::string>& text) {
+  std::map<std::string, YAML::Node> out;
+  if (!text) return out;
+  try {
+    for (const YAML::Node& doc : YAML::LoadAll(*text)) {
+      std::string address = object_address(doc);
+      if (!address.empty()) out[address] = doc;
+    }
+  } catch (const YAML::Exception&) {
+    // An unparsable file is still reported, as a changed file, by the caller.
+  }
+  return out;
+}
+
+std::string kind_of(const std::string& address) { return address.substr(0, address.find('/')); }
+
+Change compare_object(const std::string& address, const std::string& kind, const YAML::Node& before,
+                      const YAML::Node& after) {
+  Change change;
+  change.address = address;
+  change.kind = kind;
+  change.action = Action::Update;
+  FieldMap old_fields = flatten(before);
+  FieldMap new_fields = flatten(after);
+  auto record = [&](const std::string& path, const std::string* was, const std::string* now) {
+    FieldChange field;
+    field.path = path;
+    bool hide = sensitive_field(kind, path);
+    if (was != nullptr) field.before = hide ? kSensitive : *was;
+    if (now != nullptr) field.after = hide ? kSensitive : *now;
+    if (change.reason.empty()) change.reason = replace_reason(kind, path);
+    change.fields.push_back(std::move(field));
+  };
+  auto a = old_fields.begin();
+  auto b = new_fields.begin();
+  while (a != old_fields.end() || b != new_fields.end()) {
+    if (b == new_fields.end() || (a != old_fields.end() && a->first < b->first)) {
+      record(a->first, &a->second, nullptr);
+      ++a;
+    } else if (a == old_fields.end() || b->first < a->first) {
+      record(b->first, nullptr, &b->second);
+      ++b;
+    } else {
+      if (a->second != b->second) record(a->first, &a->second, &b->second);
+      ++a;
+      ++b;
+    }
+  }
+  if (!change.reason.empty()) change.action = Action::Replace;
+  return change;
+}
+
+// Compares the objects of one file; `prefix` is the unit the addresses live in.
+void diff_file(const std::string& prefix, const std::string& path,
+               const std::optional<std::string>& before, const std::optional<std::string>& after,
+               PlanDiff& diff) {
+  std::map<std::string, YAML::Node> old_objects = parse_objects(before);
+  std::map<std::string, YAML::Node> new_objects = parse_objects(after);
+  if (old_objects.empty() && new_objects.empty()) {
+    diff.files.push_back({path, !before ? Action::Create : !after ? Action::Delete : Action::Update});
+    return;
+  }
+  std::set<std::string> addresses;
+  for (const auto& [address, node] : old_objects) addresses.insert(address);
+  for (const auto& [address, node] : new_objects) addresses.insert(address);
+  for (const std::string& address : addresses) {
+    auto was = old_objects.find(address);
+    auto now = new_objects.find(address);
+    std::string full = prefix + "/" + address;
+    if (was == old_objects.end()) {
+      diff.changes.push_back({full, kind_of(address), Action::Create, {}, {}, path});
+    } else if (now == new_objects.end()) {
+      diff.changes.push_back({full, kind_of(address), Action::Delete, {}, {}, path});
+    } else {
+      Change change = compare_object(full, kind_of(address), was->second, now->second);
+      change.file = path;
+      if (!change.fields.empty()) diff.changes.push_back(std::move(change));
+    }
+  }
+}
+
+// Object files of an env, relative to the env directory, from its plan.json.
+std::set<std::string> object_files(const PlanTree& tree, const std::string& unit) {
+  std::set<std::string> files;
+  std::optional<std::string> text = tree.read(unit + "/plan.json");
+  if (!text) return files;
+  std::string error;
+  std::optional<PlanManifest> manifest = parse_plan_json(*text, error);
+  if (!manifest) return files;
+  for (const PlanObject& object : manifest->objects) {
+    if (!object.admin) files.insert(object.file);
+  }
+  return files;
+}
+
+void diff_unit(const PlanTree& before, const PlanTree& after, const std::string& unit,
+               const std::vector<std::string>& paths, PlanDiff& diff) {
+  if (is_admin_unit(unit)) {
+    for (const std::string& path : paths) diff_file(unit, path, before.read(path), after.read(path), diff);
+    return;
+  }
+  const std::string plan_json = unit + "/plan.json";
+  if (paths.size() == 1 && paths[0] == plan_json && before.find(plan_json) != nullptr &&
+      after.find(plan_json) != nullptr) {
+    ++diff.inputs_changed;
+    return;
+  }
+  std::set<std::string> objects = object_files(before, unit);
+  objects.merge(object_files(after, unit));
+  for (const std::string& path : paths) {
+    if (path == plan_json) continue;
+    std::string relative = path.substr(unit.size() + 1);
+    if (objects.count(relative) != 0) {
+      diff_file(unit, path, before.read(path), after.read(path), diff);
+    } else {
+      const bool had = before.find(path) != nullptr;
+      const bool has = after.find(path) != nullptr;
+      diff.files.push_back({path, !had ? Action::Create : !has ? Action::Delete : Action::Update});
+    }
+  }
+}
+
+}  // namespace
+
+PlanDiff diff_plans(const PlanTree& before, const PlanTree& after) {
+  PlanDiff diff;
+  std::map<std::string, std::vector<std::string>> changed;  // by unit
+  auto note = [&](const std::string& path) {
+    std::string_view unit = unit_of(path);
+    if (unit.empty()) {
+      const bool had = before.find(path) != nullptr;
+      const bool has = after.find(path) != nullptr;
+      diff.files.push_back({path, !had ? Action::Create : !has ? Action::Delete : Action::Update});
+    } else {
+      changed[std::string(unit)].push_back(path);
+    }
+  };
+  auto a = before.entries().begin();
+  auto b = after.entries().begin();
+  while (a != before.entries().end() || b != after.entries().end()) {
+    if (b == after.entries().end() || (a != before.entries().end() && a->first < b->first)) {
+      note(a->first);
+      ++a;
+    } else if (a == before.entries().end() || b->first < a->first) {
+      note(b->first);
+      ++b;
+    } else {
+      if (a->second.id != b->second.id) note(a->first);
+      ++a;
+      ++b;
+    }
+  }
+  for (const auto& [unit, paths] : changed) diff_unit(before, after, unit, paths, diff);
+  std::sort(diff.changes.begin(), diff.changes.end(),
+            [](const Change& x, const Change& y) { return x.address < y.address; });
+  std::sort(diff.files.begin(), diff.files.end(),
+            [](const FileChange& x, const FileChange& y) { return x.path < y.path; });
+  return diff;
+}
+
+}  // namespace mlenv::plan

@@ -1,0 +1,264 @@
+#include "compiler/plan/git_repo.h"
+
+#include <git2.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+namespace mlenv::plan {
+namespace {
+
+// Initializes libgit2 once per process; it is never shut down, as other threads may use it.
+void ensure_init() {
+  static const int once = git_libgit2_init();
+  (void)once;
+}
+
+void check(int code, const char* what) {
+  if (code >= 0) return;
+  const git_error* error = git_error_last();
+  throw GitError(std::string(what) + ": " + (error != nullptr ? error->message : "unknown error"),
+                 code);
+}
+
+git_oid to_oid(const ObjectId& id) {
+  git_oid oid;
+  std::memcpy(oid.id, id.data(), id.size());
+  return oid;
+}
+
+ObjectId from_oid(const git_oid& oid) {
+  ObjectId id;
+  std::memcpy(id.data(), oid.id, id.size());
+  return id;
+}
+
+template <typename T, void (*Free)(T*)>
+struct Owned {
+  T* ptr = nullptr;
+  ~Owned() {
+    if (ptr != nullptr) Free(ptr);
+  }
+};
+
+using TreePtr = Owned<git_tree, git_tree_free>;
+using CommitPtr = Owned<git_commit, git_commit_free>;
+using RefPtr = Owned<git_reference, git_reference_free>;
+using BlobPtr = Owned<git_blob, git_blob_free>;
+using IndexPtr = Owned<git_index, git_index_free>;
+using EntryPtr = Owned<git_tree_entry, git_tree_entry_free>;
+
+struct WalkState {
+  std::string prefix;
+  PlanTree* out;
+};
+
+int walk_blob(const char* root, const git_tree_entry* entry, void* payload) {
+  if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return 0;
+  auto* state = static_cast<WalkState*>(payload);
+  std::string path = state->prefix;
+  path += root;
+  path += git_tree_entry_name(entry);
+  state->out->add_id(std::move(path), from_oid(*git_tree_entry_id(entry)));
+  return 0;
+}
+
+}  // namespace
+
+std::unique_ptr<Repository> Repository::discover(const std::string& path) {
+  ensure_init();
+  std::filesystem::path probe = std::filesystem::absolute(path);
+  while (!probe.empty() && !std::filesystem::exists(probe) && probe != probe.root_path()) {
+    probe = probe.parent_path();
+  }
+  git_buf found = GIT_BUF_INIT;
+  if (git_repository_discover(&found, probe.c_str(), 0, nullptr) != 0) return nullptr;
+  git_repository* repo = nullptr;
+  int code = git_repository_open(&repo, found.ptr);
+  git_buf_dispose(&found);
+  if (code != 0) return nullptr;
+  return std::unique_ptr<Repository>(new Repository(repo));
+}
+
+Repository::~Repository() { git_repository_free(repo_); }
+
+std::string Repository::workdir() const {
+  const char* dir = git_repository_workdir(repo_);
+  return dir == nullptr ? std::string() : std::string(dir);
+}
+
+Head Repository::head() const {
+  Head head;
+  RefPtr symbolic;
+  check(git_reference_lookup(&symbolic.ptr, repo_, "HEAD"), "reading HEAD");
+  if (git_reference_type(symbolic.ptr) == GIT_REFERENCE_SYMBOLIC) {
+    head.branch = git_reference_symbolic_target(symbolic.ptr);
+    head.commit = ref_target(head.branch);
+  } else {
+    head.commit = from_oid(*git_reference_target(symbolic.ptr));
+  }
+  return head;
+}
+
+std::optional<ObjectId> Repository::ref_target(const std::string& name) const {
+  git_oid oid;
+  int code = git_reference_name_to_id(&oid, repo_, name.c_str());
+  if (code == GIT_ENOTFOUND) return std::nullopt;
+  check(code, "reading a ref");
+  return from_oid(oid);
+}
+
+std::vector<std::string> Repository::refs_matching(const std::string& glob) const {
+  std::vector<std::string> names;
+  auto collect = [](const char* name, void* payload) {
+    static_cast<std::vector<std::string>*>(payload)->emplace_back(name);
+    return 0;
+  };
+  check(git_reference_foreach_glob(repo_, glob.c_str(), collect, &names), "listing refs");
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+ObjectId Repository::commit_tree(const ObjectId& commit) const {
+  CommitPtr object;
+  git_oid oid = to_oid(commit);
+  check(git_commit_lookup(&object.ptr, repo_, &oid), "reading a commit");
+  return from_oid(*git_commit_tree_id(object.ptr));
+}
+
+std::optional<ObjectId> Repository::subtree(const ObjectId& tree, const std::string& path) const {
+  if (path.empty()) return tree;
+  TreePtr root;
+  git_oid oid = to_oid(tree);
+  check(git_tree_lookup(&root.ptr, repo_, &oid), "reading a tree");
+  EntryPtr entry;
+  int code = git_tree_entry_bypath(&entry.ptr, root.ptr, path.c_str());
+  if (code == GIT_ENOTFOUND) return std::nullopt;
+  check(code, "reading a tree entry");
+  if (git_tree_entry_type(entry.ptr) != GIT_OBJECT_TREE) return std::nullopt;
+  return from_oid(*git_tree_entry_id(entry.ptr));
+}
+
+void Repository::list_tree(const ObjectId& tree, const std::string& prefix, PlanTree& out) const {
+  TreePtr object;
+  git_oid oid = to_oid(tree);
+  check(git_tree_lookup(&object.ptr, repo_, &oid), "reading a tree");
+  WalkState state{prefix.empty() ? std::string() : prefix + "/", &out};
+  check(git_tree_walk(object.ptr, GIT_TREEWALK_PRE, walk_blob, &state), "walking a tree");
+}
+
+PlanTree Repository::plan_tree(const std::optional<ObjectId>& tree, const std::string& prefix) const {
+  PlanTree out([this](const BlobId& id) { return read_blob(id); });
+  if (tree) list_tree(*tree, prefix, out);
+  return out;
+}
+
+std::string Repository::read_blob(const ObjectId& blob) const {
+  BlobPtr object;
+  git_oid oid = to_oid(blob);
+  check(git_blob_lookup(&object.ptr, repo_, &oid), "reading a blob");
+  return std::string(static_cast<const char*>(git_blob_rawcontent(object.ptr)),
+                     static_cast<std::size_t>(git_blob_rawsize(object.ptr)));
+}
+
+ObjectId Repository::write_blob(std::string_view bytes) {
+  git_oid oid;
+  check(git_blob_create_from_buffer(&oid, repo_, bytes.data(), bytes.size()), "writing a blob");
+  return from_oid(oid);
+}
+
+ObjectId Repository::update_tree(const std::optional<ObjectId>& base, std::vector<TreeUpdate> updates) {
+  git_oid base_oid;
+  if (base) {
+    base_oid = to_oid(*base);
+  } else {
+    git_treebuilder* builder = nullptr;
+    check(git_treebuilder_new(&builder, repo_, nullptr), "creating a tree");
+    int code = git_treebuilder_write(&base_oid, builder);
+    git_treebuilder_free(builder);
+    check(code, "writing an empty tree");
+  }
+  TreePtr baseline;
+  check(git_tree_lookup(&baseline.ptr, repo_, &base_oid), "reading a tree");
+  // git_tree_create_updated walks directories as a stack, so updates under one directory must
+  // be adjacent: byte order of full paths guarantees it.
+  std::sort(updates.begin(), updates.end(),
+            [](const TreeUpdate& a, const TreeUpdate& b) { return a.path < b.path; });
+  std::vector<git_tree_update> raw(updates.size());
+  for (std::size_t i = 0; i < updates.size(); ++i) {
+    raw[i].action = updates[i].blob ? GIT_TREE_UPDATE_UPSERT : GIT_TREE_UPDATE_REMOVE;
+    if (updates[i].blob) raw[i].id = to_oid(*updates[i].blob);
+    raw[i].filemode = GIT_FILEMODE_BLOB;
+    raw[i].path = updates[i].path.c_str();
+  }
+  git_oid out;
+  check(git_tree_create_updated(&out, repo_, baseline.ptr, raw.size(), raw.data()),
+        "building the plan tree");
+  return from_oid(out);
+}
+
+ObjectId Repository::create_commit(const ObjectId& tree, const std::vector<ObjectId>& parents,
+                                   const std::string& message) {
+  git_signature* signature = nullptr;
+  if (git_signature_default(&signature, repo_) != 0) {
+    check(git_signature_now(&signature, "mlenvc", "mlenvc@localhost"), "creating a signature");
+  }
+  TreePtr tree_object;
+  git_oid tree_oid = to_oid(tree);
+  int code = git_tree_lookup(&tree_object.ptr, repo_, &tree_oid);
+  std::vector<CommitPtr> parent_objects(parents.size());
+  std::vector<const git_commit*> parent_ptrs;
+  for (std::size_t i = 0; code == 0 && i < parents.size(); ++i) {
+    git_oid oid = to_oid(parents[i]);
+    code = git_commit_lookup(&parent_objects[i].ptr, repo_, &oid);
+    parent_ptrs.push_back(parent_objects[i].ptr);
+  }
+  git_oid out;
+  if (code == 0) {
+    code = git_commit_create(&out, repo_, nullptr, signature, signature, "UTF-8", message.c_str(),
+                             tree_object.ptr, parent_ptrs.size(), parent_ptrs.data());
+  }
+  git_signature_free(signature);
+  check(code, "writing the commit");
+  return from_oid(out);
+}
+
+bool Repository::update_ref(const std::string& name, const ObjectId& target,
+                            const std::optional<ObjectId>& expected, const std::string& log_message) {
+  git_oid new_oid = to_oid(target);
+  RefPtr ref;
+  int code;
+  if (expected) {
+    git_oid old_oid = to_oid(*expected);
+    code = git_reference_create_matching(&ref.ptr, repo_, name.c_str(), &new_oid, 1, &old_oid,
+                                         log_message.c_str());
+  } else {
+    // force = 0 with no expected value: the ref must not exist yet (an unborn branch).
+    code = git_reference_create_matching(&ref.ptr, repo_, name.c_str(), &new_oid, 0, nullptr,
+                                         log_message.c_str());
+  }
+  if (code == GIT_EMODIFIED || code == GIT_EEXISTS) return false;
+  check(code, "moving the ref");
+  return true;
+}
+
+void Repository::update_index(const std::vector<std::string>& paths) {
+  IndexPtr index;
+  check(git_repository_index(&index.ptr, repo_), "opening the index");
+  check(git_index_read(index.ptr, 0), "reading the index");
+  const std::string root = workdir();
+  for (const std::string& path : paths) {
+    struct stat info;
+    if (::stat((root + path).c_str(), &info) == 0) {
+      check(git_index_add_bypath(index.ptr, path.c_str()), "updating the index");
+    } else {
+      int code = git_index_remove_bypath(index.ptr, path.c_str());
+      if (code != GIT_ENOTFOUND) check(code, "updating the index");
+    }
+  }
+  check(git_index_write(index.ptr), "writing the index");
+}
+
+}  // namespace mlenv::plan

@@ -1,0 +1,88 @@
+#pragma once
+// The only place that talks to libgit2. Plan commits are built in memory from HEAD's tree with
+// only the plan directory replaced, and refs move by compare-and-swap, never by force.
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/plan/blob_id.h"
+#include "compiler/plan/plan_tree.h"
+
+struct git_repository;
+
+namespace mlenv::plan {
+
+/// Any git object id (blob, tree or commit).
+using ObjectId = BlobId;
+
+/// A libgit2 failure, with libgit2's message and error code.
+class GitError : public std::runtime_error {
+ public:
+  GitError(const std::string& what, int code) : std::runtime_error(what), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+/// Where HEAD points: a branch (possibly unborn: no commit yet) or a detached commit.
+struct Head {
+  std::string branch;             ///< `refs/heads/main`; "" when detached
+  std::optional<ObjectId> commit; ///< unset on an unborn branch
+};
+
+/// One change to a tree: a blob at `path`, or its removal when `blob` is unset.
+struct TreeUpdate {
+  std::string path;
+  std::optional<ObjectId> blob;
+};
+
+/// An open repository with a work tree.
+class Repository {
+ public:
+  /// The repository whose work tree contains `path` (which need not exist yet), or nullptr.
+  static std::unique_ptr<Repository> discover(const std::string& path);
+  ~Repository();
+  Repository(const Repository&) = delete;
+  Repository& operator=(const Repository&) = delete;
+
+  /// The work tree's absolute path, ending with `/`; "" for a bare repository.
+  std::string workdir() const;
+  Head head() const;
+  /// The commit a ref points at, or nullopt if there is no such ref.
+  std::optional<ObjectId> ref_target(const std::string& name) const;
+  /// Names of the refs matching a glob (`refs/mlenv/applied/*`), sorted.
+  std::vector<std::string> refs_matching(const std::string& glob) const;
+  /// The tree of a commit.
+  ObjectId commit_tree(const ObjectId& commit) const;
+  /// The tree at `path` inside `tree` ("" is `tree` itself), or nullopt if absent.
+  std::optional<ObjectId> subtree(const ObjectId& tree, const std::string& path) const;
+  /// Adds every blob under `tree` to `out`, by id only, with paths prefixed by `prefix`.
+  void list_tree(const ObjectId& tree, const std::string& prefix, PlanTree& out) const;
+  /// A plan tree of the blobs under `tree`, reading bytes from this repository on demand.
+  PlanTree plan_tree(const std::optional<ObjectId>& tree, const std::string& prefix = {}) const;
+  std::string read_blob(const ObjectId& blob) const;
+  ObjectId write_blob(std::string_view bytes);
+  /// A new tree: `base` (empty when unset) with `updates` applied; empty directories vanish.
+  ObjectId update_tree(const std::optional<ObjectId>& base, std::vector<TreeUpdate> updates);
+  /// Writes a commit object without moving any ref.
+  ObjectId create_commit(const ObjectId& tree, const std::vector<ObjectId>& parents,
+                         const std::string& message);
+  /// Moves ref `name` to `target` if it still points at `expected` (or, when `expected` is
+  /// unset, does not exist). Returns false when the ref moved meanwhile.
+  bool update_ref(const std::string& name, const ObjectId& target,
+                  const std::optional<ObjectId>& expected, const std::string& log_message);
+  /// Makes the index entries of `paths` (relative to the work tree) match the work tree,
+  /// removing entries of missing files; other entries stay as the user left them.
+  void update_index(const std::vector<std::string>& paths);
+
+ private:
+  explicit Repository(git_repository* repo) : repo_(repo) {}
+  git_repository* repo_;
+};
+
+}  // namespace mlenv::plan

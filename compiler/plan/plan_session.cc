@@ -1,0 +1,189 @@
+#include "compiler/plan/plan_session.h"
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "compiler/plan/differ.h"
+#include "compiler/plan/plan_json.h"
+#include "compiler/plan/worktree.h"
+
+namespace mlenv::plan {
+namespace fs = std::filesystem;
+namespace {
+
+std::string cluster_of(std::string_view unit) { return std::string(unit.substr(0, unit.find('/'))); }
+
+void report_git(Diagnostics& diagnostics, const std::exception& error) {
+  diagnostics.report(Code::E0604, {}, error.what());
+}
+
+}  // namespace
+
+std::unique_ptr<PlanSession> PlanSession::open(const std::string& out_dir, Diagnostics& diagnostics) {
+  std::unique_ptr<PlanSession> session(new PlanSession());
+  fs::path start = out_dir.empty() ? fs::current_path() : fs::absolute(out_dir);
+  session->repo_ = Repository::discover(start.string());
+  if (!session->repo_ || session->repo_->workdir().empty()) {
+    diagnostics.report(Code::E0601, {}, "no git work tree contains `" +
+                                            (out_dir.empty() ? std::string(".") : out_dir) + "`",
+                       "run `git init` first, or point --out into a checkout");
+    return nullptr;
+  }
+  fs::path workdir = fs::weakly_canonical(session->repo_->workdir());
+  fs::path plan_dir = out_dir.empty() ? workdir / "plans" : fs::weakly_canonical(start);
+  fs::path relative = plan_dir.lexically_relative(workdir);
+  std::string prefix = relative.generic_string();
+  if (relative.empty() || prefix == "." || prefix.starts_with("..") || prefix == ".git" ||
+      prefix.starts_with(".git/")) {
+    diagnostics.report(Code::E0605, {}, "the plan directory `" + out_dir + "` is not inside the work tree",
+                       "the plan is committed, so it must live in the repository");
+    return nullptr;
+  }
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  session->prefix_ = prefix;
+  try {
+    session->head_ = session->repo_->head();
+    if (session->head_.commit) session->head_tree_ = session->repo_->commit_tree(*session->head_.commit);
+    std::optional<ObjectId> plan_tree;
+    if (session->head_tree_) plan_tree = session->repo_->subtree(*session->head_tree_, prefix);
+    session->committed_ = session->repo_->plan_tree(plan_tree);
+  } catch (const GitError& error) {
+    report_git(diagnostics, error);
+    return nullptr;
+  }
+  return session;
+}
+
+std::optional<PlanDiff> PlanSession::diff(PlanTree fresh, const std::string& source,
+                                          Diagnostics& diagnostics) {
+  fresh_ = std::move(fresh);
+  try {
+    std::vector<std::string> fresh_units = units_of(fresh_);
+    std::set<std::string> rendered(fresh_units.begin(), fresh_units.end());
+    std::set<std::string> owned = rendered;       // units this render decides
+    std::set<std::string> foreign_clusters;       // clusters with envs of other sources
+    std::set<std::string> admin_units;
+    for (const std::string& unit : units_of(committed_)) {
+      if (is_admin_unit(unit)) {
+        admin_units.insert(unit);
+        continue;
+      }
+      if (rendered.count(unit) != 0) continue;
+      std::optional<std::string> text = committed_.read(unit + "/plan.json");
+      if (text && plan_json_source(*text) == source) {
+        owned.insert(unit);
+      } else {
+        foreign_clusters.insert(cluster_of(unit));
+      }
+    }
+    // A cluster's `_admin` files are shared by its envs: this render removes stale ones only
+    // when no env of another source remains in that cluster.
+    for (const std::string& unit : admin_units) {
+      if (foreign_clusters.count(cluster_of(unit)) == 0) {
+        bool ours = rendered.count(unit) != 0;
+        for (const std::string& other : owned) ours = ours || cluster_of(other) == cluster_of(unit);
+        if (ours) owned.insert(unit);
+      }
+    }
+    PlanTree before(committed_.loader());
+    for (const auto& [path, entry] : committed_.entries()) {
+      std::string unit(unit_of(path));
+      bool partial_admin = is_admin_unit(unit) && owned.count(unit) == 0 && rendered.count(unit) != 0;
+      if (owned.count(unit) != 0 || (partial_admin && fresh_.find(path) != nullptr)) {
+        before.add_id(path, entry.id);
+      }
+    }
+    updates_.clear();
+    for (const auto& [path, entry] : fresh_.entries()) {
+      const PlanEntry* old = before.find(path);
+      if (old == nullptr || old->id != entry.id) updates_.push_back({path, entry.id});
+    }
+    for (const auto& [path, entry] : before.entries()) {
+      if (fresh_.find(path) == nullptr) updates_.push_back({path, std::nullopt});
+    }
+    return diff_plans(before, fresh_);
+  } catch (const std::exception& error) {
+    report_git(diagnostics, error);
+    return std::nullopt;
+  }
+}
+
+std::optional<ObjectId> PlanSession::commit(const std::string& message, Diagnostics& diagnostics) {
+  if (head_.branch.empty()) {
+    diagnostics.report(Code::E0602, {}, "HEAD is detached: there is no branch to commit the plan on",
+                       "check out a branch, or plan with --no-commit");
+    return std::nullopt;
+  }
+  try {
+    std::vector<TreeUpdate> updates;
+    updates.reserve(updates_.size());
+    for (const TreeUpdate& update : updates_) {
+      TreeUpdate full{prefix_ + "/" + update.path, std::nullopt};
+      if (update.blob) full.blob = repo_->write_blob(*fresh_.read(update.path));
+      updates.push_back(std::move(full));
+    }
+    ObjectId tree = repo_->update_tree(head_tree_, std::move(updates));
+    std::vector<ObjectId> parents;
+    if (head_.commit) parents.push_back(*head_.commit);
+    ObjectId commit = repo_->create_commit(tree, parents, message);
+    std::string subject = message.substr(0, message.find('\n'));
+    if (!repo_->update_ref(head_.branch, commit, head_.commit, "mlenvc plan: " + subject)) {
+      Diagnostic& d = diagnostics.report(
+          Code::E0603, {}, "`" + head_.branch + "` moved while planning; nothing was committed",
+          "run `mlenvc plan` again to plan against the new HEAD");
+      d.notes.push_back({"another commit reached the branch after this plan read HEAD", {}});
+      return std::nullopt;
+    }
+    return commit;
+  } catch (const std::exception& error) {
+    report_git(diagnostics, error);
+    return std::nullopt;
+  }
+}
+
+bool PlanSession::write_worktree(bool update_index, Diagnostics& diagnostics) {
+  std::vector<std::string> removed;
+  for (const TreeUpdate& update : updates_) {
+    if (!update.blob) removed.push_back(update.path);
+  }
+  try {
+    std::vector<std::string> touched = write_plan_files(workdir() + prefix_, fresh_, removed);
+    if (update_index && !updates_.empty()) {
+      std::vector<std::string> paths;
+      for (const TreeUpdate& update : updates_) paths.push_back(prefix_ + "/" + update.path);
+      repo_->update_index(paths);
+    }
+    return true;
+  } catch (const std::exception& error) {
+    Diagnostic& d = diagnostics.report(Code::E0604, {}, error.what());
+    if (update_index) {
+      d.notes.push_back({"if the plan was committed, `git reset -q -- " + prefix_ +
+                             "` makes the index match it",
+                         {}});
+    }
+    return false;
+  }
+}
+
+std::vector<SinceApplied> PlanSession::since_applied() {
+  std::vector<SinceApplied> out;
+  const std::string root = "refs/mlenv/applied/";
+  for (const std::string& ref : repo_->refs_matching(root + "*")) {
+    std::string unit = ref.substr(root.size());
+    auto begin = fresh_.entries().lower_bound(unit + "/");
+    if (begin == fresh_.entries().end() || !begin->first.starts_with(unit + "/")) continue;
+    std::optional<ObjectId> applied = repo_->ref_target(ref);
+    if (!applied) continue;
+    PlanTree before = repo_->plan_tree(repo_->commit_tree(*applied), unit);
+    PlanTree after(fresh_.loader());
+    for (auto it = begin; it != fresh_.entries().end() && it->first.starts_with(unit + "/"); ++it) {
+      after.add(it->first, *fresh_.read(it->first));
+    }
+    PlanDiff diff = diff_plans(before, after);
+    if (!diff.changes.empty() || !diff.files.empty()) out.push_back({unit, std::move(diff)});
+  }
+  return out;
+}
+
+}  // namespace mlenv::plan

@@ -1,0 +1,13 @@
+#pragma once
+// Fields the API server refuses to change in place: a change to one of them makes the object
+// a `-/+ replace` in the plan, and apply deletes the old object before applying the new one.
+
+#include <string>
+#include <string_view>
+
+namespace mlenv::plan {
+
+/// Why changing field `path` of an object of `kind` forces replacement, or "" if it does not.
+std::string replace_reason(std::string_view kind, std::string_view path);
+
+}  // namespace mlenv::plan

@@ -1,0 +1,118 @@
+#include "compiler/plan/summary.h"
+
+#include <algorithm>
+
+#include "compiler/diag/render.h"
+
+namespace mlenv::plan {
+namespace {
+
+const char* symbol(Action action) {
+  switch (action) {
+    case Action::Create: return "+";
+    case Action::Update: return "~";
+    case Action::Replace: return "-/+";
+    case Action::Delete: return "-";
+  }
+  return "~";
+}
+
+// Long or multi-line values (a whole config document) are summarized; the pull request's
+// diff shows them in full.
+std::string shown(const std::string& value) {
+  std::size_t lines = static_cast<std::size_t>(std::count(value.begin(), value.end(), '\n'));
+  if (value.find("\\n") != std::string::npos || lines > 0) {
+    return "(" + std::to_string(value.size()) + " bytes of text)";
+  }
+  if (value.size() > 72) return value.substr(0, 69) + "...";
+  return value;
+}
+
+void render_field(std::ostream& out, const FieldChange& field) {
+  if (!field.before) {
+    out << "      + " << field.path << ": " << shown(*field.after) << '\n';
+  } else if (!field.after) {
+    out << "      - " << field.path << ": " << shown(*field.before) << '\n';
+  } else {
+    out << "      ~ " << field.path << ": " << shown(*field.before) << " -> " << shown(*field.after)
+        << '\n';
+  }
+}
+
+void json_optional(std::ostream& out, const char* key, const std::optional<std::string>& value) {
+  out << ",\"" << key << "\":";
+  if (value) {
+    out << '"' << json_escape(*value) << '"';
+  } else {
+    out << "null";
+  }
+}
+
+}  // namespace
+
+std::string summary_line(const PlanDiff& diff) {
+  return "Plan: " + std::to_string(diff.count(Action::Create)) + " to create, " +
+         std::to_string(diff.count(Action::Update)) + " to update, " +
+         std::to_string(diff.count(Action::Replace)) + " to replace, " +
+         std::to_string(diff.count(Action::Delete)) + " to delete.";
+}
+
+void render_summary_text(std::ostream& out, const PlanDiff& diff) {
+  if (diff.empty()) {
+    out << "No changes: the plan matches the committed plan.\n";
+    out << summary_line(diff) << '\n';
+    return;
+  }
+  for (const Change& change : diff.changes) {
+    out << std::string(change.action == Action::Replace ? 0 : 2, ' ') << symbol(change.action) << ' '
+        << change.address << '\n';
+    if (change.action == Action::Replace) out << "      # forces replacement: " << change.reason << '\n';
+    for (const FieldChange& field : change.fields) render_field(out, field);
+  }
+  if (!diff.files.empty()) {
+    if (!diff.changes.empty()) out << '\n';
+    out << "Files:\n";
+    for (const FileChange& file : diff.files) out << "  " << symbol(file.action) << ' ' << file.path << '\n';
+  }
+  if (diff.inputs_changed != 0) {
+    out << "\nInput digests changed in " << diff.inputs_changed << " plan.json "
+        << (diff.inputs_changed == 1 ? "file" : "files") << " with no object change.\n";
+  }
+  out << '\n' << summary_line(diff) << '\n';
+}
+
+void render_summary_json(std::ostream& out, const PlanDiff& diff, const std::string& extra) {
+  out << "{\"format_version\":1,\"changes\":[";
+  bool first = true;
+  for (const Change& change : diff.changes) {
+    out << (first ? "" : ",") << "{\"address\":\"" << json_escape(change.address)
+        << "\",\"action\":\"" << action_name(change.action) << "\",\"reason\":\""
+        << json_escape(change.reason) << "\",\"file\":\"" << json_escape(change.file)
+        << "\",\"fields\":[";
+    first = false;
+    bool first_field = true;
+    for (const FieldChange& field : change.fields) {
+      out << (first_field ? "" : ",") << "{\"path\":\"" << json_escape(field.path) << '"';
+      json_optional(out, "before", field.before);
+      json_optional(out, "after", field.after);
+      out << '}';
+      first_field = false;
+    }
+    out << "]}";
+  }
+  out << "],\"files\":[";
+  first = true;
+  for (const FileChange& file : diff.files) {
+    out << (first ? "" : ",") << "{\"path\":\"" << json_escape(file.path) << "\",\"action\":\""
+        << action_name(file.action) << "\"}";
+    first = false;
+  }
+  out << "],\"inputs_changed\":" << diff.inputs_changed << ",\"create\":" << diff.count(Action::Create)
+      << ",\"update\":" << diff.count(Action::Update)
+      << ",\"replace\":" << diff.count(Action::Replace)
+      << ",\"delete\":" << diff.count(Action::Delete);
+  if (!extra.empty()) out << ',' << extra;
+  out << "}\n";
+}
+
+}  // namespace mlenv::plan

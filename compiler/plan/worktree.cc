@@ -1,0 +1,87 @@
+#include "compiler/plan/worktree.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace mlenv::plan {
+namespace fs = std::filesystem;
+namespace {
+
+std::optional<std::string> read_file(const fs::path& path) {
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// True when the file at `path` already holds exactly `bytes` (size first, to skip most reads).
+bool same_bytes(const fs::path& path, const std::string& bytes) {
+  std::error_code error;
+  auto size = fs::file_size(path, error);
+  if (error || size != bytes.size()) return false;
+  std::optional<std::string> current = read_file(path);
+  return current && *current == bytes;
+}
+
+}  // namespace
+
+std::vector<std::string> write_plan_files(const std::string& root, const PlanTree& tree,
+                                          const std::vector<std::string>& removed) {
+  std::vector<std::string> touched;
+  for (const auto& [path, entry] : tree.entries()) {
+    fs::path target = fs::path(root) / path;
+    std::optional<std::string> bytes = tree.read(path);
+    if (same_bytes(target, *bytes)) continue;
+    fs::create_directories(target.parent_path());
+    // Write beside and rename, so a reader never sees half a file.
+    fs::path temporary = target;
+    temporary += ".mlenvc-tmp";
+    {
+      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+      out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+      if (!out) throw std::runtime_error("cannot write " + target.string());
+    }
+    fs::rename(temporary, target);
+    touched.push_back(path);
+  }
+  for (const std::string& path : removed) {
+    fs::path target = fs::path(root) / path;
+    std::error_code error;
+    if (fs::remove(target, error)) touched.push_back(path);
+    for (fs::path dir = target.parent_path(); dir.string().size() > root.size();
+         dir = dir.parent_path()) {
+      if (!fs::is_directory(dir, error) || !fs::is_empty(dir, error)) break;
+      fs::remove(dir, error);
+    }
+  }
+  return touched;
+}
+
+std::vector<std::string> uncommitted_files(const std::string& root, const std::string& dir,
+                                           const std::vector<std::string>& extra,
+                                           const PlanTree& committed) {
+  std::set<std::string> paths(extra.begin(), extra.end());
+  for (const auto& [path, entry] : committed.entries()) {
+    if (path.starts_with(dir + "/")) paths.insert(path);
+  }
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(fs::path(root) / dir, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (it->is_regular_file()) paths.insert(fs::relative(it->path(), root).generic_string());
+  }
+  std::vector<std::string> out;
+  for (const std::string& path : paths) {
+    std::optional<std::string> on_disk = read_file(fs::path(root) / path);
+    const PlanEntry* entry = committed.find(path);
+    if (!on_disk || entry == nullptr || hash_blob(*on_disk) != entry->id) out.push_back(path);
+  }
+  return out;
+}
+
+}  // namespace mlenv::plan

@@ -1,0 +1,25 @@
+#pragma once
+// The plan files in the work tree: the plan writer is the only code that writes them, and apply
+// reads them only to prove they are exactly what is committed.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/plan/plan_tree.h"
+
+namespace mlenv::plan {
+
+/// Writes every file of `tree` under directory `root` whose bytes on disk differ, and deletes
+/// `removed` (paths relative to `root`) and the directories they leave empty. Returns the
+/// paths written or removed. Throws std::runtime_error when a file cannot be written.
+std::vector<std::string> write_plan_files(const std::string& root, const PlanTree& tree,
+                                          const std::vector<std::string>& removed);
+
+/// Files under `root/dir` (and the extra paths listed) whose work-tree bytes differ from
+/// `committed` (paths relative to `root`): edited, missing, or present but not committed.
+std::vector<std::string> uncommitted_files(const std::string& root, const std::string& dir,
+                                           const std::vector<std::string>& extra,
+                                           const PlanTree& committed);
+
+}  // namespace mlenv::plan
