@@ -11,5 +11,6 @@ using Args = std::vector<std::string>;  ///< the arguments after the subcommand 
 int run_check(const Args& args);
 int run_fmt(const Args& args);
 int run_explain(const Args& args);
+int run_build(const Args& args);  ///< cmd_build.cc: render the output tree or object stream
 
 }  // namespace mlenv::driver

@@ -19,6 +19,7 @@ constexpr Command kCommands[] = {
     {"check", "parse, type-check and apply the rules; no output", mlenv::driver::run_check},
     {"fmt", "print or check the canonical formatting", mlenv::driver::run_fmt},
     {"explain", "the long explanation of a diagnostic code", mlenv::driver::run_explain},
+    {"build", "render the output tree (-o DIR) or object stream (-o -)", mlenv::driver::run_build},
 };
 
 void usage(std::ostream& out) {
