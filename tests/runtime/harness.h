@@ -1,0 +1,83 @@
+#pragma once
+// Test support: temporary trees, free loopback ports, and real mlenv-boot processes with bounded
+// waits, so every test stops by itself even when the code under test hangs.
+
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "json.h"
+
+namespace boot_test {
+
+/// A temporary directory removed with everything in it at the end of the test.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  /// Writes a file under the directory, creating its parent folders; returns its full path.
+  std::string write(const std::string& relative, const std::string& content) const;
+  /// Creates a symlink under the directory (dangling ones stand for unreadable sysfs files).
+  void symlink(const std::string& relative, const std::string& target) const;
+  /// Creates a folder under the directory.
+  void mkdir(const std::string& relative) const;
+
+ private:
+  std::string path_;
+};
+
+/// A loopback TCP port that was free a moment ago (bound to port 0 and released).
+int free_port();
+
+/// The text of a file, empty when missing.
+std::string slurp(const std::string& path);
+
+/// A boot.json for tests: short timeouts, `overrides` replacing top-level keys.
+boot::Json test_config(const boot::Json& overrides = boot::Json::object());
+
+/// Writes a config into `dir` and returns its path.
+std::string write_config(const TempDir& dir, const boot::Json& config,
+                         const std::string& name = "boot.json");
+
+/// A running mlenv-boot with its stdout and stderr captured to files.
+struct BootProcess {
+  pid_t pid = -1;
+  std::string out_path;
+  std::string err_path;
+  int exit_code = -1;  ///< set by wait_exit; 128+signal when killed
+
+  std::string out() const { return slurp(out_path); }
+  std::string err() const { return slurp(err_path); }
+};
+
+/// Starts mlenv-boot with arguments and extra environment variables (on top of the test's own,
+/// minus the rank variables a CI runner might set).
+BootProcess start_boot(const TempDir& dir, const std::string& tag,
+                       const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& env = {});
+
+/// Waits for the process up to `timeout_s`, then SIGKILLs it; returns whether it exited in time.
+bool wait_exit(BootProcess& process, double timeout_s);
+
+/// Seconds on the monotonic clock, for measuring how long an exit took.
+double now_s();
+
+/// Whether a pid is gone or at least not a zombie of anybody.
+bool is_zombie(pid_t pid);
+
+/// Whether a process with this pid exists at all.
+bool pid_alive(pid_t pid);
+
+/// Waits until a file exists, up to `timeout_s`.
+bool wait_for_file(const std::string& path, double timeout_s);
+
+/// The lines of a KEY=VALUE file (as written by `env`) as a map.
+std::map<std::string, std::string> read_env_file(const std::string& path);
+
+}  // namespace boot_test
