@@ -1,0 +1,91 @@
+#include "compiler/check/check.h"
+
+#include <algorithm>
+
+#include "compiler/base/embedded.h"
+#include "compiler/check/checker.h"
+
+namespace mlenv {
+extern const EmbeddedFile kSchemaFiles[];
+extern const std::size_t kSchemaFiles_count;
+}  // namespace mlenv
+
+namespace mlenv::check {
+
+std::optional<ir::Program> Checker::run(const std::string& root_path) {
+  std::vector<Module*> stack;
+  Module* root = load(root_path, {}, stack);
+  if (!root) return std::nullopt;
+
+  // Every declaration of every file is evaluated, so a broken profile is reported even when
+  // no env uses it; required fields are checked only where an env uses a value.
+  for (DeclState& state : decls_) eval_decl(state, false, state.module->at(state.decl->name));
+
+  ir::Program program;
+  program.source = root_path;
+  std::size_t errors_before_envs = diagnostics_.error_count();
+  for (const ast::Item& item : root->tree->items) {
+    const auto* decl = boost::get<ast::Decl>(&item);
+    if (!decl || decl->kind.name != "env") continue;
+    auto it = root->decls.find(decl->name.name);
+    if (it == root->decls.end()) continue;
+    auto found = std::find_if(it->second.begin(), it->second.end(),
+                              [&](const DeclState* s) { return s->decl == decl; });
+    if (found == it->second.end() || !(*found)->value) continue;
+    DeclState& state = **found;
+    ValuePtr env = clone(*state.value);
+    std::size_t errors = diagnostics_.error_count();
+    complete(*env, *state.schema, state, "");
+    if (diagnostics_.error_count() != errors) continue;
+    check_rules(*env, state);
+    if (diagnostics_.error_count() != errors) continue;
+    program.envs.push_back(lower(*env, state));
+  }
+  if (diagnostics_.error_count() != 0 || errors_before_envs != 0) return std::nullopt;
+
+  for (const Module& module : modules_) {
+    program.inputs.push_back({module.path, sources_.file(module.file).text()});
+  }
+  for (std::size_t i = 0; i < kSchemaFiles_count; ++i) {
+    program.inputs.push_back(
+        {"schema/" + std::string(kSchemaFiles[i].path), std::string(kSchemaFiles[i].bytes)});
+  }
+  std::sort(program.inputs.begin(), program.inputs.end(),
+            [](const ir::InputFile& a, const ir::InputFile& b) { return a.path < b.path; });
+  return program;
+}
+
+std::optional<ir::Program> check_program(const std::string& path, const FileSystem& files,
+                                         SourceManager& sources, Diagnostics& diagnostics) {
+  std::unique_ptr<TypeRegistry> types = load_types(sources, diagnostics);
+  if (diagnostics.has_errors()) return std::nullopt;
+  Checker checker(files, sources, diagnostics, *types);
+  return checker.run(path);
+}
+
+std::string describe_type(const std::string& name) {
+  for (std::size_t i = 0; i < kSchemaFiles_count; ++i) {
+    std::string_view text = kSchemaFiles[i].bytes;
+    for (const char* word : {"schema ", "enum "}) {
+      std::string needle = std::string(word) + name + " ";
+      std::size_t at = text.find(needle);
+      if (at == std::string_view::npos || (at > 0 && text[at - 1] != '\n')) continue;
+      // Include the `///` lines above the declaration, and stop at its closing brace.
+      std::size_t start = at;
+      while (start > 0) {
+        std::size_t prev = text.rfind('\n', start - 2 < start ? start - 2 : 0);
+        std::size_t line = prev == std::string_view::npos ? 0 : prev + 1;
+        if (text.substr(line, 3) != "///") break;
+        start = line;
+        if (line == 0) break;
+      }
+      std::size_t end = text.find("\n}", at);
+      end = end == std::string_view::npos ? text.size() : end + 2;
+      return "schema/" + std::string(kSchemaFiles[i].path) + ":\n\n" +
+             std::string(text.substr(start, end - start)) + "\n";
+    }
+  }
+  return "";
+}
+
+}  // namespace mlenv::check

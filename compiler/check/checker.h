@@ -1,0 +1,95 @@
+#pragma once
+// The checker's internal state, shared by its translation units: modules (loader.cc),
+// evaluation and merging (evaluate.cc), completion, rules and lowering (env.cc).
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/base/file_system.h"
+#include "compiler/check/types.h"
+#include "compiler/check/value.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/ir/program.h"
+
+namespace mlenv::check {
+
+struct Module;
+
+/// One declaration and its evaluation state.
+struct DeclState {
+  const ast::Decl* decl = nullptr;
+  Module* module = nullptr;
+  const SchemaDef* schema = nullptr;  ///< nullptr for an unknown kind
+  enum class Phase { Unvisited, InProgress, Done } phase = Phase::Unvisited;
+  ValuePtr value;  ///< nullptr when evaluation failed
+};
+
+/// One loaded file: its tree, its declarations and its imports by qualifier.
+struct Module {
+  std::string path;
+  FileId file = 0;
+  std::unique_ptr<ast::File> tree;
+  /// By name; a name may be declared once per kind (`image x` and `env x` coexist).
+  std::map<std::string, std::vector<DeclState*>> decls;
+  std::map<std::string, Module*> imports;
+  enum class Phase { Loading, Loaded } phase = Phase::Loading;
+
+  SourceRange at(const ast::Located& node) const { return {file, node.begin, node.end}; }
+};
+
+class Checker {
+ public:
+  Checker(const FileSystem& files, SourceManager& sources, Diagnostics& diagnostics,
+          const TypeRegistry& types);
+
+  std::optional<ir::Program> run(const std::string& root_path);
+
+ private:
+  // loader.cc
+  Module* load(const std::string& path, SourceRange from, std::vector<Module*>& stack);
+  void declare(Module& module);
+  std::optional<std::string> read(const std::string& path, SourceRange from);
+
+  // evaluate.cc
+  ValuePtr eval_decl(DeclState& state, bool via_extends, SourceRange from);
+  void apply_block(Value& target, const ast::Block& block, const SchemaDef* schema,
+                   const Type* map_element, Module& module, std::size_t depth);
+  ValuePtr eval_expr(const ast::Expr& expr, const Type& type, Module& module, std::size_t depth);
+  ValuePtr eval_string(const ast::StringLit& literal, const Type& type, Module& module);
+  ValuePtr eval_number(const ast::Number& number, const Type& type, Module& module);
+  ValuePtr eval_ref(const ast::Ref& ref, const Type& type, Module& module);
+  DeclState* resolve_decl(Module& module, const ast::Ref& ref, std::size_t& consumed,
+                          const SchemaDef* kind = nullptr);
+  DeclState* pick(const std::vector<DeclState*>& candidates, const SchemaDef* kind,
+                  const std::string& name, SourceRange at);
+  const Value* read_value(Module& module, const ast::Ref& ref);
+  ValuePtr field_default(const FieldDef& field);
+  bool check_scalar(Value& value, const Type& type, SourceRange range);
+
+  // env.cc
+  void complete(Value& value, const SchemaDef& schema, const DeclState& env,
+                const std::string& path);
+  void check_rules(const Value& env, const DeclState& state);
+  ir::Env lower(const Value& env, const DeclState& state);
+
+  const FileSystem& files_;
+  SourceManager& sources_;
+  Diagnostics& diagnostics_;
+  const TypeRegistry& types_;
+  std::deque<Module> modules_;
+  std::map<std::string, Module*> modules_by_path_;
+  std::deque<DeclState> decls_;
+  std::vector<DeclState*> eval_stack_;
+  std::set<std::pair<std::uint32_t, std::string>> reported_missing_;
+  Module schema_module_;  ///< context for evaluating schema defaults (no declarations)
+};
+
+/// `a -> b -> a`, for cycle diagnostics.
+std::string join_cycle(const std::vector<std::string>& names);
+
+}  // namespace mlenv::check

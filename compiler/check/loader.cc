@@ -1,0 +1,181 @@
+// Loading files and imports: `std/...` from the embedded stdlib, other paths relative to the
+// importing file, cycles reported with the cycle.
+
+#include <algorithm>
+
+#include "compiler/base/embedded.h"
+#include "compiler/base/limits.h"
+#include "compiler/check/checker.h"
+#include "compiler/parse/parser.h"
+
+namespace mlenv {
+extern const EmbeddedFile kStdlibFiles[];
+extern const std::size_t kStdlibFiles_count;
+}  // namespace mlenv
+
+namespace mlenv::check {
+namespace {
+
+constexpr const char* kDeclKinds[] = {"cluster", "image", "env", "storage", "network"};
+
+std::string with_extension(std::string path) {
+  if (path.size() < 6 || path.compare(path.size() - 6, 6, ".mlenv") != 0) path += ".mlenv";
+  return path;
+}
+
+// `std/images/pytorch` → `pytorch`; the qualifier an import makes available.
+std::string qualifier_of(const std::string& path) {
+  std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  if (base.size() > 6 && base.compare(base.size() - 6, 6, ".mlenv") == 0) base.resize(base.size() - 6);
+  return base;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+}
+
+}  // namespace
+
+std::string join_cycle(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) {
+    if (!out.empty()) out += " -> ";
+    out += name;
+  }
+  return out;
+}
+
+std::optional<std::string> Checker::read(const std::string& path, SourceRange from) {
+  if (path.rfind("std/", 0) == 0) {
+    for (std::size_t i = 0; i < kStdlibFiles_count; ++i) {
+      if (kStdlibFiles[i].path == path) return std::string(kStdlibFiles[i].bytes);
+    }
+    diagnostics_.report(Code::E0201, from, "no standard library file `" + path + "`",
+                        "not in the embedded stdlib");
+    return std::nullopt;
+  }
+  std::string error;
+  auto text = files_.read(path, error);
+  if (!text) diagnostics_.report(Code::E0201, from, "cannot read `" + path + "`: " + error);
+  return text;
+}
+
+Module* Checker::load(const std::string& path, SourceRange from, std::vector<Module*>& stack) {
+  if (auto it = modules_by_path_.find(path); it != modules_by_path_.end()) {
+    Module* module = it->second;
+    if (module->phase == Module::Phase::Loading) {
+      std::vector<std::string> cycle;
+      auto start = std::find(stack.begin(), stack.end(), module);
+      for (auto m = start; m != stack.end(); ++m) cycle.push_back((*m)->path);
+      cycle.push_back(path);
+      diagnostics_.report(Code::E0202, from, "import cycle: " + join_cycle(cycle),
+                          "this import closes the cycle");
+      return nullptr;
+    }
+    return module;
+  }
+  if (modules_.size() >= limits::kMaxFiles) {
+    diagnostics_.report(Code::E0104, from,
+                        "more than " + std::to_string(limits::kMaxFiles) + " files imported");
+    return nullptr;
+  }
+  auto text = read(path, from);
+  if (!text) return nullptr;
+  Module& module = modules_.emplace_back();
+  module.path = path;
+  module.file = sources_.add(path, std::move(*text));
+  modules_by_path_[path] = &module;
+  module.tree = std::make_unique<ast::File>(
+      parse::parse_file(module.file, sources_.file(module.file).text(), diagnostics_));
+  declare(module);
+
+  stack.push_back(&module);
+  std::map<std::string, SourceRange> qualifiers;
+  for (const ast::Item& item : module.tree->items) {
+    const auto* import = boost::get<ast::Import>(&item);
+    if (!import) continue;
+    std::string target;
+    for (const auto& part : import->path.parts) {
+      if (const auto* text_part = boost::get<std::string>(&part)) target += *text_part;
+    }
+    SourceRange range = module.at(*import);
+    if (import->path.parts.size() != 1 || import->path.heredoc || target.empty()) {
+      diagnostics_.report(Code::E0201, module.at(import->path),
+                          "an import path is a plain string without interpolation");
+      continue;
+    }
+    std::string resolved = target.rfind("std/", 0) == 0
+                               ? with_extension(target)
+                               : with_extension(normalize_path(
+                                     parent_path(path).empty() ? target
+                                                               : parent_path(path) + "/" + target));
+    std::string qualifier = import->alias ? import->alias->name : qualifier_of(target);
+    if (!is_identifier(qualifier)) {
+      diagnostics_.report(Code::E0204, range,
+                          "`" + qualifier + "` cannot qualify names; add `as NAME`");
+      continue;
+    }
+    if (auto previous = qualifiers.find(qualifier); previous != qualifiers.end()) {
+      Diagnostic& d = diagnostics_.report(Code::E0204, range,
+                                          "two imports use the qualifier `" + qualifier + "`",
+                                          "add `as NAME` to one of them");
+      d.notes.push_back({"the first import of `" + qualifier + "`", previous->second});
+      continue;
+    }
+    qualifiers[qualifier] = range;
+    if (Module* imported = load(resolved, range, stack)) module.imports[qualifier] = imported;
+  }
+  stack.pop_back();
+  module.phase = Module::Phase::Loaded;
+  return &module;
+}
+
+void Checker::declare(Module& module) {
+  std::map<std::pair<std::string, std::string>, SourceRange> seen;  // (kind, name)
+  for (const ast::Item& item : module.tree->items) {
+    const ast::Identifier* name = nullptr;
+    const ast::Decl* decl = boost::get<ast::Decl>(&item);
+    if (decl) {
+      name = &decl->name;
+    } else if (const auto* schema = boost::get<ast::Schema>(&item)) {
+      diagnostics_.report(Code::E0208, module.at(schema->name),
+                          "`schema` declarations are allowed only in the compiler's schema/ files");
+      continue;
+    } else if (const auto* enumeration = boost::get<ast::Enum>(&item)) {
+      diagnostics_.report(Code::E0208, module.at(enumeration->name),
+                          "`enum` declarations are allowed only in the compiler's schema/ files");
+      continue;
+    } else {
+      continue;
+    }
+    auto key = std::make_pair(decl->kind.name, name->name);
+    if (auto previous = seen.find(key); previous != seen.end()) {
+      Diagnostic& d = diagnostics_.report(
+          Code::E0203, module.at(*name),
+          "the " + decl->kind.name + " `" + name->name + "` is declared twice");
+      d.notes.push_back({"first declared here", previous->second});
+      continue;
+    }
+    seen[key] = module.at(*name);
+    DeclState& state = decls_.emplace_back();
+    state.decl = decl;
+    state.module = &module;
+    for (const char* kind : kDeclKinds) {
+      if (decl->kind.name == kind) state.schema = types_.schema(kind);
+    }
+    if (!state.schema) {
+      std::vector<std::string> kinds(std::begin(kDeclKinds), std::end(kDeclKinds));
+      std::string hint = closest_name(decl->kind.name, kinds);
+      diagnostics_.report(Code::E0208, module.at(decl->kind),
+                          "unknown declaration kind `" + decl->kind.name + "`",
+                          hint.empty() ? "expected cluster, image, env, storage or network"
+                                       : "did you mean `" + hint + "`?");
+    }
+    module.decls[name->name].push_back(&state);
+  }
+}
+
+}  // namespace mlenv::check

@@ -1,0 +1,49 @@
+#pragma once
+// Typed values: what declarations evaluate to after merging. Each value remembers where it
+// was written, and each block field whether it is `final`, for diagnostics.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/base/source.h"
+
+namespace mlenv::check {
+
+struct SchemaDef;
+
+struct Value;
+
+/// A field of a block value.
+struct Slot {
+  std::string name;
+  std::shared_ptr<Value> value;
+  SourceRange assigned;  ///< the entry that set it
+  SourceRange final_at;  ///< the `final` entry that locked it; invalid when not final
+};
+
+struct Value {
+  enum class Kind { String, Int, Bool, Quantity, Duration, Enum, List, Block };
+  Kind kind = Kind::String;
+  std::string text;         ///< String, Quantity (as written), Duration (canonical), Enum member
+  std::int64_t number = 0;  ///< Int, Bool, Duration in milliseconds
+  std::vector<std::shared_ptr<Value>> items;  ///< List
+  std::vector<Slot> slots;                    ///< Block, in assignment order
+  const SchemaDef* schema = nullptr;          ///< Block typed by a schema; nullptr for maps
+  std::string decl;          ///< Block that is a declaration's value: its name
+  SourceRange decl_range;    ///< ... and where it is declared
+  SourceRange range;         ///< where the value was written
+
+  Slot* slot(const std::string& name);
+  const Slot* slot(const std::string& name) const;
+  const Value* get(const std::string& name) const;
+};
+
+using ValuePtr = std::shared_ptr<Value>;
+
+/// A deep copy, so merging into a child never changes its parent's value.
+ValuePtr clone(const Value& value);
+
+}  // namespace mlenv::check

@@ -1,0 +1,38 @@
+#include "compiler/driver/pipeline.h"
+
+#include <iostream>
+#include <unistd.h>
+
+#include "compiler/check/check.h"
+#include "compiler/diag/render.h"
+
+namespace mlenv::driver {
+
+std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files) {
+  auto compilation = std::make_unique<Compilation>();
+  compilation->program =
+      check::check_program(path, files, compilation->sources, compilation->diagnostics);
+  return compilation;
+}
+
+void print_diagnostics(const Compilation& compilation, bool json) {
+  bool color = !json && ::isatty(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr;
+  std::size_t warnings = 0;
+  for (const Diagnostic& d : compilation.diagnostics.all()) {
+    if (json) {
+      render_json(std::cerr, compilation.sources, d);
+    } else {
+      render_text(std::cerr, compilation.sources, d, color);
+      std::cerr << '\n';
+    }
+    warnings += d.severity == Severity::Warning;
+  }
+  std::size_t errors = compilation.diagnostics.error_count();
+  if (!json && errors != 0) {
+    std::cerr << "mlenvc: " << errors << (errors == 1 ? " error" : " errors");
+    if (warnings) std::cerr << ", " << warnings << (warnings == 1 ? " warning" : " warnings");
+    std::cerr << '\n';
+  }
+}
+
+}  // namespace mlenv::driver
