@@ -147,9 +147,7 @@ int run_plan(const Args& args) {
       if (!parsed->json) std::cout << "The committed plan in " << session->prefix() << " is up to date.\n";
       return 0;
     }
-    diagnostics.report(Code::E0606, {}, "the plan committed in `" + session->prefix() +
-                                            "` differs from a fresh render of `" + source + "`",
-                       "run `mlenvc plan " + source + "` and commit the result");
+    plan::report_stale_check(session->prefix(), source, diagnostics);
     print(diagnostics, parsed->json);
     return 1;
   }

@@ -244,19 +244,41 @@ bool Repository::update_ref(const std::string& name, const ObjectId& target,
   return true;
 }
 
-void Repository::update_index(const std::vector<std::string>& paths) {
+void Repository::update_index(const std::vector<std::string>& paths,
+                              const std::vector<std::optional<ObjectId>>& ids) {
   IndexPtr index;
   check(git_repository_index(&index.ptr, repo_), "opening the index");
   check(git_index_read(index.ptr, 0), "reading the index");
   const std::string root = workdir();
-  for (const std::string& path : paths) {
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const std::string& path = paths[i];
     struct stat info;
-    if (::stat((root + path).c_str(), &info) == 0) {
-      check(git_index_add_bypath(index.ptr, path.c_str()), "updating the index");
-    } else {
+    if (::stat((root + path).c_str(), &info) != 0) {
       int code = git_index_remove_bypath(index.ptr, path.c_str());
       if (code != GIT_ENOTFOUND) check(code, "updating the index");
+      continue;
     }
+    if (i >= ids.size() || !ids[i]) {
+      check(git_index_add_bypath(index.ptr, path.c_str()), "updating the index");
+      continue;
+    }
+    // The blob is known and the file was just written from it: record its stat data as git
+    // does, without reading it back.
+    git_index_entry entry;
+    std::memset(&entry, 0, sizeof entry);
+    entry.ctime.seconds = static_cast<int32_t>(info.st_ctim.tv_sec);
+    entry.ctime.nanoseconds = static_cast<uint32_t>(info.st_ctim.tv_nsec);
+    entry.mtime.seconds = static_cast<int32_t>(info.st_mtim.tv_sec);
+    entry.mtime.nanoseconds = static_cast<uint32_t>(info.st_mtim.tv_nsec);
+    entry.dev = static_cast<uint32_t>(info.st_dev);
+    entry.ino = static_cast<uint32_t>(info.st_ino);
+    entry.mode = GIT_FILEMODE_BLOB;
+    entry.uid = info.st_uid;
+    entry.gid = info.st_gid;
+    entry.file_size = static_cast<uint32_t>(info.st_size);
+    entry.id = to_oid(*ids[i]);
+    entry.path = path.c_str();
+    check(git_index_add(index.ptr, &entry), "updating the index");
   }
   check(git_index_write(index.ptr), "writing the index");
 }

@@ -76,9 +76,11 @@ class Repository {
   /// unset, does not exist). Returns false when the ref moved meanwhile.
   bool update_ref(const std::string& name, const ObjectId& target,
                   const std::optional<ObjectId>& expected, const std::string& log_message);
-  /// Makes the index entries of `paths` (relative to the work tree) match the work tree,
-  /// removing entries of missing files; other entries stay as the user left them.
-  void update_index(const std::vector<std::string>& paths);
+  /// Makes the index entries of `paths` (relative to the work tree) match the work tree:
+  /// a file that exists gets an entry with its blob id (given in `ids` when already known,
+  /// else hashed) and its stat data; a missing file loses its entry. Other entries stay as the
+  /// user left them.
+  void update_index(const std::vector<std::string>& paths, const std::vector<std::optional<ObjectId>>& ids = {});
 
  private:
   explicit Repository(git_repository* repo) : repo_(repo) {}

@@ -20,6 +20,12 @@ void report_git(Diagnostics& diagnostics, const std::exception& error) {
 
 }  // namespace
 
+void report_stale_check(const std::string& prefix, const std::string& source, Diagnostics& diagnostics) {
+  diagnostics.report(Code::E0606, {}, "the plan committed in `" + prefix + "` differs from a fresh render of `" +
+                                          source + "`",
+                     "run `mlenvc plan " + source + "` and commit the result");
+}
+
 std::unique_ptr<PlanSession> PlanSession::open(const std::string& out_dir, Diagnostics& diagnostics) {
   std::unique_ptr<PlanSession> session(new PlanSession());
   fs::path start = out_dir.empty() ? fs::current_path() : fs::absolute(out_dir);
@@ -151,8 +157,12 @@ bool PlanSession::write_worktree(bool update_index, Diagnostics& diagnostics) {
     std::vector<std::string> touched = write_plan_files(workdir() + prefix_, fresh_, removed);
     if (update_index && !updates_.empty()) {
       std::vector<std::string> paths;
-      for (const TreeUpdate& update : updates_) paths.push_back(prefix_ + "/" + update.path);
-      repo_->update_index(paths);
+      std::vector<std::optional<ObjectId>> ids;
+      for (const TreeUpdate& update : updates_) {
+        paths.push_back(prefix_ + "/" + update.path);
+        ids.push_back(update.blob);
+      }
+      repo_->update_index(paths, ids);
     }
     return true;
   } catch (const std::exception& error) {

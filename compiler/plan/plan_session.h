@@ -21,6 +21,10 @@ struct SinceApplied {
   PlanDiff diff;
 };
 
+/// Reports E0606: `plan --check` found the plan committed in `prefix` differs from a fresh
+/// render of `source`.
+void report_stale_check(const std::string& prefix, const std::string& source, Diagnostics& diagnostics);
+
 class PlanSession {
  public:
   /// Opens the repository that will hold the plan directory `out_dir` (relative to the current

@@ -95,7 +95,8 @@ std::optional<EnvPlan> load_env(Repository& repo, const std::optional<ObjectId>&
     for (const std::string& path : dirty) d.notes.push_back({"`" + path + "` differs from HEAD", {}});
     return std::nullopt;
   }
-  if (std::optional<ObjectId> applied = repo.ref_target(kAppliedRefs + env.unit)) {
+  env.applied_commit = repo.ref_target(kAppliedRefs + env.unit);
+  if (const std::optional<ObjectId>& applied = env.applied_commit) {
     env.applied_files = repo.plan_tree(repo.commit_tree(*applied), dir);
     std::optional<std::string> applied_text = env.applied_files.read(dir + "/plan.json");
     if (applied_text) env.applied = parse_plan_json(*applied_text, error);
@@ -134,16 +135,12 @@ bool check_fresh(const std::vector<EnvPlan>& envs, const Renderer& render, Diagn
 }
 
 bool record_applied(Repository& repo, const EnvPlan& env, const ObjectId& head,
-                    Diagnostics& diagnostics) {
+                    const ObjectId& head_tree, Diagnostics& diagnostics) {
   const std::string ref = kAppliedRefs + env.unit;
-  std::optional<ObjectId> previous = repo.ref_target(ref);
-  // The record's tree holds the env directory where the plan put it, so later plans and
-  // applies read it with the same paths.
-  std::vector<TreeUpdate> updates;
-  for (const auto& [path, entry] : env.files.entries()) {
-    if (path.starts_with(env.dir + "/")) updates.push_back({path, entry.id});
-  }
-  ObjectId record_tree = repo.update_tree(std::nullopt, updates);
+  // Compare-and-swap against the record this apply read before running anything.
+  const std::optional<ObjectId>& previous = env.applied_commit;
+  // The record's tree is the env directory itself, so `git diff <ref> HEAD:<dir>` compares it.
+  ObjectId record_tree = *repo.subtree(head_tree, env.dir);
   std::vector<ObjectId> parents;
   if (previous) parents.push_back(*previous);
   ObjectId commit = repo.create_commit(
@@ -245,7 +242,7 @@ int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& dia
           return 1;
         }
       }
-      if (!request.dry_run && !record_applied(*repo, envs[i], *head.commit, diagnostics)) return 1;
+      if (!request.dry_run && !record_applied(*repo, envs[i], *head.commit, *head_tree, diagnostics)) return 1;
     }
     if (request.dry_run) out << "Dry run: nothing was run.\n";
     return 0;

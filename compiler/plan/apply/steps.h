@@ -32,7 +32,8 @@ struct EnvPlan {
   std::string dir;   ///< the env directory relative to the work tree (`plans/barcelona/ml-dev-env`)
   PlanManifest manifest;
   PlanTree files;  ///< committed files, paths relative to the work tree (with `_admin` ones)
-  std::optional<PlanManifest> applied;  ///< plan.json of `refs/mlenv/applied/<unit>`
+  std::optional<BlobId> applied_commit;  ///< where `refs/mlenv/applied/<unit>` pointed at load
+  std::optional<PlanManifest> applied;  ///< plan.json of that record
   PlanTree applied_files;               ///< its files, paths relative to the work tree as `dir`
 };
 

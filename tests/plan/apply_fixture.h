@@ -1,0 +1,91 @@
+#pragma once
+// A repository with a committed synthetic plan, a bin directory where oc and kubectl are the
+// recording stand-in, and helpers to run apply and read what the stand-in saw.
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "compiler/diag/render.h"
+#include "compiler/plan/apply/apply_session.h"
+#include "compiler/plan/plan_session.h"
+#include "tests/plan/support.h"
+
+namespace mlenv::plan::testing {
+
+struct ApplyFixture {
+  TempDir dir;
+  FakeEnv env = typical_env();
+  FakeEnv fresh;  ///< what a fresh render produces (env unless a test makes it stale)
+  std::string log;
+  std::string saved_path;
+
+  ApplyFixture() {
+    init_repo(dir.path());
+    log = dir.path() + "/.fake-log";
+    std::filesystem::create_directories(dir.path() + "/.bin");
+    std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, dir.path() + "/.bin/oc");
+    std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, dir.path() + "/.bin/kubectl");
+    saved_path = getenv("PATH");
+    setenv("PATH", (dir.path() + "/.bin:" + saved_path).c_str(), 1);
+    setenv("MLENV_FAKE_LOG", log.c_str(), 1);
+    commit_plan();
+  }
+  ~ApplyFixture() {
+    setenv("PATH", saved_path.c_str(), 1);
+    for (const char* name : {"MLENV_FAKE_LOG", "MLENV_FAKE_FAIL", "MLENV_FAKE_SLEEP", "MLENV_FAKE_WRITE",
+                             "MLENV_FAKE_WRITE_VALUE"}) {
+      unsetenv(name);
+    }
+  }
+
+  /// Plans `env` and commits it, as `mlenvc plan` does; the fresh render follows.
+  void commit_plan() {
+    fresh = env;
+    ChangeDir in(dir.path());
+    Diagnostics diagnostics;
+    auto session = PlanSession::open("", diagnostics);
+    auto diff = session->diff(tree_from_output(render({env})), env.source, diagnostics);
+    if (diff && !diff->empty()) session->commit("plan\n", diagnostics);
+    session->write_worktree(true, diagnostics);
+  }
+
+  /// Runs apply from the repository root; returns the exit status, stdout in `out`, rendered
+  /// diagnostics in `err`.
+  int apply(ApplyRequest request = {}) {
+    ChangeDir in(dir.path());
+    std::filesystem::remove(log);
+    write_file(log, "");
+    if (!request.render) {
+      request.render = [this](const std::string&, Diagnostics&) { return std::optional(testing::render({fresh})); };
+    }
+    std::ostringstream stdout_text;
+    Diagnostics diagnostics;
+    int status = apply_plans(request, stdout_text, diagnostics);
+    out = stdout_text.str();
+    std::ostringstream stderr_text;
+    SourceManager none;
+    for (const Diagnostic& d : diagnostics.all()) render_text(stderr_text, none, d);
+    err = stderr_text.str();
+    std::string prefix = dir.path();
+    for (std::size_t at; (at = err.find(prefix)) != std::string::npos;) err.replace(at, prefix.size(), "$TMP");
+    for (std::size_t at; (at = out.find(prefix)) != std::string::npos;) out.replace(at, prefix.size(), "$TMP");
+    return status;
+  }
+
+  /// The `argv:` lines the stand-in recorded, without the stdin lines.
+  std::vector<std::string> commands() const {
+    std::vector<std::string> lines;
+    std::istringstream in(read_file(log));
+    for (std::string line; std::getline(in, line);) {
+      if (line.starts_with("argv: ")) lines.push_back(line.substr(6));
+    }
+    return lines;
+  }
+
+  std::string out;
+  std::string err;
+};
+
+}  // namespace mlenv::plan::testing

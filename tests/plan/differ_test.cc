@@ -1,0 +1,125 @@
+// The differ and summary on synthetic plans: actions, field paths, replacements, redaction.
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "compiler/plan/differ.h"
+#include "compiler/plan/summary.h"
+#include "tests/plan/support.h"
+
+namespace mlenv::plan {
+namespace {
+
+using testing::FakeEnv;
+using testing::object;
+using testing::render;
+using testing::typical_env;
+
+std::string text(const PlanDiff& diff) {
+  std::ostringstream out;
+  render_summary_text(out, diff);
+  return out.str();
+}
+
+TEST_CASE("a first plan creates every object", "[plan]") {
+  PlanDiff diff = diff_plans(PlanTree(), tree_from_output(render({typical_env()})));
+  CHECK(diff.count(Action::Create) == 9);
+  CHECK(diff.changes.front().address == "barcelona/_admin/SecurityContextConstraints/mlenvc-rdma");
+  CHECK(text(diff).find("  + barcelona/ml-dev-env/StatefulSet/ml-dev-env\n") != std::string::npos);
+  CHECK(text(diff).find("Files:\n  + barcelona/ml-dev-env/Dockerfile\n") != std::string::npos);
+  CHECK(summary_line(diff) == "Plan: 9 to create, 0 to update, 0 to replace, 0 to delete.");
+}
+
+TEST_CASE("an edit shows exactly the changed fields", "[plan]") {
+  FakeEnv env = typical_env();
+  PlanTree before = tree_from_output(render({env}));
+  object(env, "StatefulSet", "ml-dev-env").body.replace(object(env, "StatefulSet", "ml-dev-env").body.find("replicas: 2"), 11, "replicas: 4");
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  REQUIRE(diff.changes.size() == 1);
+  CHECK(diff.changes[0].action == Action::Update);
+  CHECK(text(diff) ==
+        "  ~ barcelona/ml-dev-env/StatefulSet/ml-dev-env\n"
+        "      ~ spec.replicas: 2 -> 4\n"
+        "\n"
+        "Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.\n");
+}
+
+TEST_CASE("list items with names are addressed by name, odd keys are bracketed", "[plan]") {
+  FakeEnv env = typical_env();
+  PlanTree before = tree_from_output(render({env}));
+  std::string& body = object(env, "StatefulSet", "ml-dev-env").body;
+  body.replace(body.find("nvidia.com/gpu: 4"), 17, "nvidia.com/gpu: 8");
+  body.replace(body.find("value: \"8080\""), 13, "value: 8080");
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  REQUIRE(diff.changes.size() == 1);
+  const auto& fields = diff.changes[0].fields;
+  REQUIRE(fields.size() == 2);
+  CHECK(fields[0].path == "spec.template.spec.containers[name=main].env[name=PORT].value");
+  CHECK(*fields[0].before == "\"8080\"");
+  CHECK(*fields[0].after == "8080");
+  CHECK(fields[1].path == "spec.template.spec.containers[name=main].resources.limits[\"nvidia.com/gpu\"]");
+}
+
+TEST_CASE("immutable fields force replacement with a reason", "[plan]") {
+  FakeEnv env = typical_env();
+  PlanTree before = tree_from_output(render({env}));
+  std::string& sts = object(env, "StatefulSet", "ml-dev-env").body;
+  sts.replace(sts.find("podManagementPolicy: Parallel"), 29, "podManagementPolicy: OrderedReady");
+  std::string& pvc = object(env, "PersistentVolumeClaim", "workspace").body;
+  pvc.replace(pvc.find("storageClassName: nfs"), 21, "storageClassName: ceph");
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  CHECK(diff.count(Action::Replace) == 2);
+  std::string out = text(diff);
+  CHECK(out.find("-/+ barcelona/ml-dev-env/StatefulSet/ml-dev-env\n"
+                 "      # forces replacement: spec.podManagementPolicy cannot change in place on a StatefulSet\n") !=
+        std::string::npos);
+  CHECK(out.find("# forces replacement: spec.storageClassName cannot change in place on a PersistentVolumeClaim") !=
+        std::string::npos);
+}
+
+TEST_CASE("removed objects are deletions; input-only changes are counted apart", "[plan]") {
+  FakeEnv env = typical_env();
+  PlanTree before = tree_from_output(render({env}));
+  env.objects.pop_back();  // the Route
+  env.inputs["cluster.mlenv"] = "v2";
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  REQUIRE(diff.changes.size() == 1);
+  CHECK(diff.changes[0].action == Action::Delete);
+  CHECK(diff.changes[0].address == "barcelona/ml-dev-env/Route/ml-dev-env-jupyter");
+
+  FakeEnv inputs_only = typical_env();
+  inputs_only.inputs["cluster.mlenv"] = "v3";
+  PlanDiff only = diff_plans(before, tree_from_output(render({inputs_only})));
+  CHECK(only.changes.empty());
+  CHECK(only.inputs_changed == 1);
+  CHECK(!only.empty());
+}
+
+TEST_CASE("secret-looking values never reach the summary", "[plan]") {
+  FakeEnv env = typical_env();
+  PlanTree before = tree_from_output(render({env}));
+  std::string& body = object(env, "StatefulSet", "ml-dev-env").body;
+  body.replace(body.find("        - name: PORT"), 0, "        - name: API_TOKEN\n          value: canary-5f3a9\n");
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  std::ostringstream json;
+  render_summary_json(json, diff);
+  CHECK(text(diff).find("canary-5f3a9") == std::string::npos);
+  CHECK(json.str().find("canary-5f3a9") == std::string::npos);
+  CHECK(text(diff).find("(sensitive)") != std::string::npos);
+}
+
+TEST_CASE("json summary", "[plan]") {
+  FakeEnv env = typical_env();
+  PlanTree before = tree_from_output(render({env}));
+  env.objects.pop_back();
+  std::ostringstream json;
+  render_summary_json(json, diff_plans(before, tree_from_output(render({env}))));
+  CHECK(json.str() ==
+        "{\"format_version\":1,\"changes\":[{\"address\":\"barcelona/ml-dev-env/Route/ml-dev-env-jupyter\","
+        "\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/ml-dev-env/route-ml-dev-env-jupyter.yaml\","
+        "\"fields\":[]}],\"files\":[],\"inputs_changed\":0,\"create\":0,\"update\":0,\"replace\":0,\"delete\":1}\n");
+}
+
+}  // namespace
+}  // namespace mlenv::plan

@@ -1,0 +1,162 @@
+// Every plan and apply diagnostic, rendered as mlenvc prints it, compared byte for byte with
+// tests/plan/golden/<CODE>.stderr. MLENV_UPDATE_GOLDEN=1 rewrites the files for review in git.
+
+#include <catch2/catch.hpp>
+
+#include <git2.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/plan/apply_fixture.h"
+
+namespace mlenv::plan {
+namespace {
+
+using namespace testing;
+
+std::string rendered(const Diagnostics& diagnostics, const std::string& tmp) {
+  std::ostringstream out;
+  SourceManager none;
+  for (const Diagnostic& d : diagnostics.all()) render_text(out, none, d);
+  std::string text = out.str();
+  for (std::size_t at; !tmp.empty() && (at = text.find(tmp)) != std::string::npos;) text.replace(at, tmp.size(), "$TMP");
+  return text;
+}
+
+void golden(const std::string& code, const std::string& text) {
+  const std::string path = std::string(MLENV_PLAN_GOLDEN_DIR) + "/" + code + ".stderr";
+  if (std::getenv("MLENV_UPDATE_GOLDEN") != nullptr) write_file(path, text);
+  INFO("golden file " << path);
+  CHECK(text.find("error[" + code + "]") != std::string::npos);
+  CHECK(read_file(path) == text);
+}
+
+TEST_CASE("golden E0601 E0605: where the plan directory may be", "[golden]") {
+  TempDir dir;
+  ChangeDir in(dir.path());
+  Diagnostics outside;
+  CHECK(!PlanSession::open("", outside));
+  golden("E0601", rendered(outside, dir.path()));
+  init_repo(dir.path());
+  Diagnostics escape;
+  CHECK(!PlanSession::open(".git/plans", escape));
+  golden("E0605", rendered(escape, dir.path()));
+}
+
+TEST_CASE("golden E0602 E0603 E0604 E0606: committing a plan", "[golden]") {
+  TempDir dir;
+  init_repo(dir.path());
+  ChangeDir in(dir.path());
+  Diagnostics race;
+  auto first = PlanSession::open("", race);
+  auto second = PlanSession::open("", race);
+  first->diff(tree_from_output(render({typical_env()})), "cluster.mlenv", race);
+  second->diff(tree_from_output(render({typical_env("other")})), "cluster.mlenv", race);
+  REQUIRE(first->commit("first\n", race));
+  CHECK(!second->commit("second\n", race));
+  golden("E0603", rendered(race, dir.path()));
+
+  Diagnostics stale;
+  report_stale_check("plans", "cluster.mlenv", stale);
+  golden("E0606", rendered(stale, dir.path()));
+
+  write_file(dir.path() + "/.git/index.lock", "");
+  Diagnostics locked;
+  auto third = PlanSession::open("", locked);
+  third->diff(tree_from_output(render({typical_env("third")})), "cluster.mlenv", locked);
+  REQUIRE(third->commit("third\n", locked));
+  CHECK(!third->write_worktree(true, locked));
+  golden("E0604", rendered(locked, dir.path()));
+  std::filesystem::remove(dir.path() + "/.git/index.lock");
+
+  git_repository* repo = nullptr;
+  git_libgit2_init();
+  REQUIRE(git_repository_open(&repo, dir.path().c_str()) == 0);
+  git_oid head;
+  REQUIRE(git_reference_name_to_id(&head, repo, "HEAD") == 0);
+  REQUIRE(git_repository_set_head_detached(repo, &head) == 0);
+  git_repository_free(repo);
+  Diagnostics detached;
+  auto fourth = PlanSession::open("", detached);
+  fourth->diff(tree_from_output(render({typical_env("fourth")})), "cluster.mlenv", detached);
+  CHECK(!fourth->commit("fourth\n", detached));
+  golden("E0602", rendered(detached, dir.path()));
+}
+
+TEST_CASE("golden E0607 E0701 E0702 E0709: plans apply refuses", "[golden]") {
+  {
+    ApplyFixture f;
+    write_file(f.dir.path() + "/plans/barcelona/ml-dev-env/Dockerfile", "FROM edited\n");
+    write_file(f.dir.path() + "/plans/barcelona/ml-dev-env/notes.txt", "untracked\n");
+    CHECK(f.apply() == 1);
+    golden("E0701", f.err);
+  }
+  {
+    ApplyFixture f;
+    f.fresh.inputs["cluster.mlenv"] = "v2";
+    f.fresh.inputs["std/images/pytorch.mlenv"] = "new";
+    CHECK(f.apply() == 1);
+    golden("E0702", f.err);
+  }
+  {
+    ApplyFixture f;
+    user_commit(f.dir.path(), {{"plans/barcelona/ml-dev-env/plan.json", "{\"format_version\": 2}\n"}}, "broken");
+    CHECK(f.apply() == 1);
+    golden("E0607", f.err);
+  }
+  {
+    ApplyFixture f;
+    ApplyRequest request;
+    request.plan_dirs = {"nowhere"};
+    CHECK(f.apply(request) == 1);
+    golden("E0709", f.err);
+  }
+}
+
+TEST_CASE("golden E0703 E0704 E0705: apply checks before running anything", "[golden]") {
+  ApplyFixture f;
+  REQUIRE(f.apply() == 0);
+  f.env.objects.erase(f.env.objects.begin() + 2);  // the PVC
+  f.commit_plan();
+  CHECK(f.apply() == 1);
+  golden("E0704", f.err);
+  ApplyRequest typo;
+  typo.steps.allow_destroy = {"barcelona/ml-dev-env/PersistentVolumeClaim/workspace",
+                              "barcelona/ml-dev-env/PersistentVolumeClaim/work-space"};
+  CHECK(f.apply(typo) == 1);
+  golden("E0705", f.err);
+  setenv("PATH", (f.dir.path() + "/.nothing").c_str(), 1);
+  ApplyRequest allowed;
+  allowed.steps.allow_destroy = {"barcelona/ml-dev-env/PersistentVolumeClaim/workspace"};
+  CHECK(f.apply(allowed) == 1);
+  golden("E0703", f.err);
+}
+
+TEST_CASE("golden E0706 E0707 E0708: apply stops or warns", "[golden]") {
+  {
+    ApplyFixture f;
+    setenv("MLENV_FAKE_FAIL", "rollout", 1);
+    CHECK(f.apply() == 1);
+    golden("E0706", f.err);
+  }
+  {
+    ApplyFixture f;
+    setenv("MLENV_FAKE_SLEEP", "5", 1);
+    ApplyRequest request;
+    request.steps.timeout = "1s";
+    CHECK(f.apply(request) == 1);
+    golden("E0707", f.err);
+  }
+  {
+    ApplyFixture f;
+    setenv("MLENV_FAKE_WRITE", (f.dir.path() + "/.git/refs/mlenv/applied/barcelona/ml-dev-env").c_str(), 1);
+    setenv("MLENV_FAKE_WRITE_VALUE", rev_parse(f.dir.path(), "HEAD").c_str(), 1);
+    CHECK(f.apply() == 1);
+    golden("E0708", f.err);
+  }
+}
+
+}  // namespace
+}  // namespace mlenv::plan

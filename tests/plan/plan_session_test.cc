@@ -1,0 +1,179 @@
+// Plans in real git repositories: commit contents, compare-and-swap, the user's index, scope.
+
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "compiler/plan/plan_session.h"
+#include "compiler/plan/summary.h"
+#include "tests/plan/support.h"
+
+namespace mlenv::plan {
+namespace {
+
+using namespace testing;
+
+struct Planned {
+  PlanDiff diff;
+  std::optional<ObjectId> commit;
+  Diagnostics diagnostics;
+};
+
+// What `mlenvc plan` does after rendering.
+Planned plan(const std::string& repo, const target::Output& output, bool commit = true,
+             const std::string& source = "cluster.mlenv") {
+  ChangeDir in(repo);
+  Planned result;
+  auto session = PlanSession::open("", result.diagnostics);
+  REQUIRE(session);
+  auto diff = session->diff(tree_from_output(output), source, result.diagnostics);
+  REQUIRE(diff);
+  result.diff = *diff;
+  if (commit && !diff->empty()) {
+    result.commit = session->commit("mlenvc plan: " + summary_line(*diff) + "\n", result.diagnostics);
+    if (!result.commit) return result;
+  }
+  session->write_worktree(result.commit.has_value(), result.diagnostics);
+  return result;
+}
+
+TEST_CASE("plan, edit, plan again: the second commit holds exactly the edit", "[plan]") {
+  TempDir dir;
+  init_repo(dir.path());
+  FakeEnv env = typical_env();
+  Planned first = plan(dir.path(), render({env}));
+  REQUIRE(first.commit);
+  CHECK(first.diff.count(Action::Create) == 9);
+  const std::string sts = "plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml";
+  CHECK(show(dir.path(), "HEAD", sts).find("replicas: 2") != std::string::npos);
+  CHECK(show(dir.path(), "HEAD", "plans/barcelona/_admin/securitycontextconstraints-mlenvc-rdma.yaml") != "<missing>");
+  CHECK(show(dir.path(), "HEAD", "README.md") == "# fleet\n");
+  CHECK(read_file(dir.path() + "/" + sts) == show(dir.path(), "HEAD", sts));
+
+  std::string& body = object(env, "StatefulSet", "ml-dev-env").body;
+  body.replace(body.find("replicas: 2"), 11, "replicas: 3");
+  Planned second = plan(dir.path(), render({env}));
+  REQUIRE(second.commit);
+  REQUIRE(second.diff.changes.size() == 1);
+  CHECK(second.diff.changes[0].fields.size() == 1);
+  CHECK(second.diff.changes[0].fields[0].path == "spec.replicas");
+  CHECK(rev_parse(dir.path(), "HEAD~1") == to_hex(*first.commit));
+  CHECK(show(dir.path(), "HEAD", sts).find("replicas: 3") != std::string::npos);
+  CHECK(message(dir.path(), "HEAD") == "mlenvc plan: Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.\n");
+  // The index follows the committed plan, so `git status` is clean for the plan directory.
+  CHECK(index_entries(dir.path())[sts] == rev_parse(dir.path(), "HEAD:" + sts));
+
+  Planned third = plan(dir.path(), render({env}));
+  CHECK(third.diff.empty());
+  CHECK(!third.commit);
+}
+
+TEST_CASE("two concurrent plans: one wins, the other fails cleanly", "[plan]") {
+  TempDir dir;
+  init_repo(dir.path());
+  ChangeDir in(dir.path());
+  FakeEnv a = typical_env();
+  FakeEnv b = typical_env();
+  object(b, "StatefulSet", "ml-dev-env").body += "  minReadySeconds: 5\n";
+  Diagnostics da, db;
+  auto first = PlanSession::open("", da);
+  auto second = PlanSession::open("", db);
+  REQUIRE(first->diff(tree_from_output(render({a})), "cluster.mlenv", da));
+  REQUIRE(second->diff(tree_from_output(render({b})), "cluster.mlenv", db));
+  auto won = first->commit("plan A\n", da);
+  REQUIRE(won);
+  REQUIRE(first->write_worktree(true, da));
+  auto lost = second->commit("plan B\n", db);
+  CHECK(!lost);
+  REQUIRE(db.all().size() == 1);
+  CHECK(db.all()[0].code == Code::E0603);
+  CHECK(rev_parse(dir.path(), "HEAD") == to_hex(*won));
+  CHECK(message(dir.path(), "HEAD") == "plan A\n");
+  CHECK(read_file(dir.path() + "/plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml").find("minReadySeconds") ==
+        std::string::npos);
+  CHECK(show(dir.path(), "HEAD", "README.md") == "# fleet\n");
+}
+
+TEST_CASE("a plan commits nothing else of the user's index", "[plan]") {
+  TempDir dir;
+  init_repo(dir.path());
+  const std::string canary = "sk-canary-7f0c2d91e4";
+  setenv("MLENV_TEST_API_KEY", canary.c_str(), 1);
+  user_commit(dir.path(), {{"cluster.mlenv", "env x { }\n"}}, "sources");
+  // A staged, uncommitted user file holding a secret value.
+  write_file(dir.path() + "/staged.env", "API_KEY=" + canary + "\n");
+  {
+    ChangeDir in(dir.path());
+    Repository::discover(".")->update_index({"staged.env"});
+  }
+  Planned planned = plan(dir.path(), render({typical_env()}));
+  REQUIRE(planned.commit);
+  CHECK(show(dir.path(), "HEAD", "staged.env") == "<missing>");
+  CHECK(index_entries(dir.path()).count("staged.env") == 1);  // still staged for the user
+  CHECK(all_objects(dir.path()).find(canary) != std::string::npos);  // the user's staged blob...
+  // ...but no committed tree or commit reaches it.
+  CHECK(message(dir.path(), "HEAD").find(canary) == std::string::npos);
+  unsetenv("MLENV_TEST_API_KEY");
+}
+
+TEST_CASE("no committed byte holds a secret value planted in the environment", "[plan]") {
+  TempDir dir;
+  init_repo(dir.path());
+  const std::string canary = "pw-canary-0b8e61aa";
+  setenv("MLENV_TEST_PASSWORD", canary.c_str(), 1);
+  FakeEnv env = typical_env();
+  // The target emits a reference to the Secret, never its value.
+  object(env, "StatefulSet", "ml-dev-env").body +=
+      "      imagePullSecrets:\n      - name: registry-credentials\n";
+  Planned planned = plan(dir.path(), render({env}));
+  REQUIRE(planned.commit);
+  CHECK(all_objects(dir.path()).find(canary) == std::string::npos);
+  unsetenv("MLENV_TEST_PASSWORD");
+}
+
+TEST_CASE("a first plan on an unborn branch makes the root commit", "[plan]") {
+  TempDir dir;
+  init_repo(dir.path(), true);
+  Planned planned = plan(dir.path(), render({typical_env()}));
+  REQUIRE(planned.commit);
+  CHECK(rev_parse(dir.path(), "refs/heads/main") == to_hex(*planned.commit));
+  CHECK(rev_parse(dir.path(), "HEAD~1").empty());
+}
+
+TEST_CASE("a render owns its own envs only", "[plan]") {
+  TempDir dir;
+  init_repo(dir.path());
+  FakeEnv mine = typical_env("alice");
+  FakeEnv gone = typical_env("old");
+  FakeEnv theirs = typical_env("bob");
+  theirs.source = "bob.mlenv";
+  REQUIRE(plan(dir.path(), render({theirs}), true, "bob.mlenv").commit);
+  REQUIRE(plan(dir.path(), render({mine, gone})).commit);
+  Planned again = plan(dir.path(), render({mine}));
+  REQUIRE(again.commit);
+  CHECK(again.diff.count(Action::Delete) == 8);
+  CHECK(show(dir.path(), "HEAD", "plans/barcelona/old/plan.json") == "<missing>");
+  CHECK(show(dir.path(), "HEAD", "plans/barcelona/bob/plan.json") != "<missing>");
+  CHECK(!std::filesystem::exists(dir.path() + "/plans/barcelona/old"));
+  CHECK(show(dir.path(), "HEAD", "plans/barcelona/_admin/securitycontextconstraints-mlenvc-rdma.yaml") != "<missing>");
+}
+
+TEST_CASE("--no-commit writes the work tree only; a committed plan checks clean", "[plan]") {
+  TempDir dir;
+  init_repo(dir.path());
+  std::string head = rev_parse(dir.path(), "HEAD");
+  Planned only = plan(dir.path(), render({typical_env()}), false);
+  CHECK(!only.commit);
+  CHECK(rev_parse(dir.path(), "HEAD") == head);
+  CHECK(std::filesystem::exists(dir.path() + "/plans/barcelona/ml-dev-env/plan.json"));
+  REQUIRE(plan(dir.path(), render({typical_env()})).commit);
+  CHECK(plan(dir.path(), render({typical_env()}), false).diff.empty());  // --check: fresh
+  FakeEnv edited = typical_env();
+  edited.inputs["cluster.mlenv"] = "v2";
+  CHECK(!plan(dir.path(), render({edited}), false).diff.empty());  // --check: stale
+}
+
+}  // namespace
+}  // namespace mlenv::plan
