@@ -39,19 +39,6 @@ std::vector<std::uint64_t> sweep_sizes(std::uint64_t max_bytes) {
   return sizes;
 }
 
-namespace {
-
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm parts;
-  ::gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
-
-}  // namespace
-
 Json results_to_json(const NcclCheckRequest& request, const std::vector<SweepRow>& rows,
                      const std::string& status, const std::string& error,
                      const std::string& started_at, const std::string& finished_at) {
@@ -130,6 +117,15 @@ bool nccl_needs_gid_index() {
 }
 
 namespace {
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm parts;
+  ::gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
 
 [[noreturn]] void fail_nccl(const std::string& what, ncclResult_t result) {
   throw BootError(kExitNcclCheckFailed,

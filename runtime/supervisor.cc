@@ -184,7 +184,8 @@ class Supervisor {
 
   void wait_for_events() {
     std::vector<pollfd> fds = {{signal_fd(), POLLIN, 0}};
-    link_.add_pollfds(fds);
+    // Once stopping, news from other nodes changes nothing; unread news must not wake the loop.
+    if (!stopping_) link_.add_pollfds(fds);
     Clock::time_point wake = std::min(link_.next_wakeup(), Clock::now() + std::chrono::seconds(1));
     if (stopping_ && !killed_) wake = std::min(wake, kill_at_);
     ::poll(fds.data(), fds.size(), poll_timeout_ms(wake));
