@@ -175,7 +175,7 @@ ast::File parse_file(FileId file, std::string_view text, Diagnostics& diagnostic
   }
   if (!scan(file, text, out, diagnostics)) return out;
 
-  ParseState state{text.data()};
+  ParseState state{text.data(), &out.comments};
   const auto parser = x3::with<state_tag>(std::ref(state))[item()];
   const char* first = text.data();
   const char* const last = text.data() + text.size();

@@ -17,9 +17,10 @@ struct annotate_position {
   void on_success(const Iterator& first, const Iterator& last, Node& node,
                   const Context& context) const {
     if constexpr (std::is_base_of_v<ast::Located, Node>) {
-      const char* base = x3::get<state_tag>(context).get().base;
-      node.begin = static_cast<std::uint32_t>(first - base);
-      node.end = static_cast<std::uint32_t>(last - base);
+      const ParseState& state = x3::get<state_tag>(context).get();
+      auto end = static_cast<std::uint32_t>(last - state.base);
+      node.begin = state.skip(static_cast<std::uint32_t>(first - state.base), end);
+      node.end = state.trim(node.begin, end);
     }
   }
 };

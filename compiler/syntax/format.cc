@@ -62,6 +62,12 @@ class Printer {
     }
   }
 
+  // Comments before `pos`, then a blank line if the source had one right before `pos`.
+  void leading(std::uint32_t pos, std::size_t indent) {
+    comments_before(pos, indent);
+    if (!at_block_start_ && blank_between(pos)) blank();
+  }
+
   // Ends the current line, keeping a comment that followed `end` on the same source line.
   void end_line(std::uint32_t end) {
     last_end_ = std::max(last_end_, end);
@@ -97,8 +103,7 @@ class Printer {
       out_ += '\n';
       at_block_start_ = true;
       for (const ast::Field& field : schema->fields) {
-        if (!at_block_start_ && blank_between(field.begin)) blank();
-        comments_before(field.begin, 2);
+        leading(field.begin, 2);
         out_ += "  " + field.name.name + (field.optional ? "?" : "") + ": " + type(field.type);
         if (field.default_value) out_ += " = " + inline_value(*field.default_value, 2);
         end_line(field.end);
@@ -113,15 +118,14 @@ class Printer {
       for (const ast::Identifier& m : enumeration.members) {
         members += (members.empty() ? " " : ", ") + m.name;
       }
-      if (one_line && out_.size() + members.size() < kWidth) {
+      if (one_line && out_.size() - out_.rfind('\n') + members.size() < kWidth) {
         out_ += members + (members.empty() ? "}" : " }");
         return;
       }
       out_ += '\n';
       at_block_start_ = true;
       for (const ast::Identifier& m : enumeration.members) {
-        if (!at_block_start_ && blank_between(m.begin)) blank();
-        comments_before(m.begin, 2);
+        leading(m.begin, 2);
         out_ += "  " + m.name + ",";
         end_line(m.end);
       }
@@ -260,8 +264,7 @@ class Printer {
       at_block_start_ = true;
       for (const ast::Expr& item : list->items) {
         const ast::Located& at = ast::located(item);
-        if (!at_block_start_ && blank_between(at.begin)) blank();
-        comments_before(at.begin, indent + 2);
+        leading(at.begin, indent + 2);
         out_ += std::string(indent + 2, ' ');
         std::string inline_item = boost::get<ast::Block>(&item) ? inline_value(item, indent + 2) : "";
         if (!inline_item.empty() && indent + 2 + inline_item.size() + 1 <= kWidth) {
@@ -311,8 +314,7 @@ class Printer {
       }
       for (; i < run_end; ++i) {
         const ast::Entry& entry = b.entries[i];
-        if (!at_block_start_ && blank_between(entry.begin)) blank();
-        comments_before(entry.begin, indent + 2);
+        leading(entry.begin, indent + 2);
         std::string left = lhs(entry);
         out_ += pad + left;
         if (entry.block_form && boost::get<ast::Block>(&entry.value)) {
