@@ -27,6 +27,7 @@ struct DeclState {
   const SchemaDef* schema = nullptr;  ///< nullptr for an unknown kind
   enum class Phase { Unvisited, InProgress, Done } phase = Phase::Unvisited;
   ValuePtr value;  ///< nullptr when evaluation failed
+  bool had_errors = false;  ///< its evaluation reported errors: reads of it stay silent
 };
 
 /// One loaded file: its tree, its declarations and its imports by qualifier.

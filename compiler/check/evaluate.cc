@@ -130,6 +130,7 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
   }
   state.phase = DeclState::Phase::InProgress;
   eval_stack_.push_back(&state);
+  std::size_t errors = diagnostics_.error_count();
 
   ValuePtr value;
   if (decl.extends) {
@@ -160,6 +161,7 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
   apply_block(*value, decl.body, state.schema, nullptr, module, 0);
 
   eval_stack_.pop_back();
+  state.had_errors = diagnostics_.error_count() != errors;
   state.phase = DeclState::Phase::Done;
   state.value = value;
   return value;
@@ -515,6 +517,7 @@ const Value* Checker::read_value(Module& module, const ast::Ref& ref) {
       const FieldDef* field = value->schema ? value->schema->field(name) : nullptr;
       ValuePtr fallback = field ? field_default(*field) : nullptr;
       if (!fallback) {
+        if (state->had_errors) return nullptr;  // already explained where it failed
         diagnostics_.report(Code::E0205, module.at(ref),
                             field ? "`" + where + "." + name + "` has no value"
                                   : "`" + where + "` has no field `" + name + "`");
