@@ -85,7 +85,8 @@ void print(const Diagnostics& diagnostics, bool json) {
 
 // Compiles and renders `source` from the work tree root, so plan.json's `source` and every
 // input path are relative to the repository whatever directory plan was run in.
-std::optional<target::Output> render(const std::string& workdir, const std::string& source, bool json) {
+std::optional<target::Output> render(const std::string& workdir, const std::string& source,
+                                     bool json) {
   fs::path cwd = fs::current_path();
   fs::current_path(workdir);
   DiskFileSystem disk;
@@ -102,7 +103,8 @@ std::optional<target::Output> render(const std::string& workdir, const std::stri
   return output;
 }
 
-std::string commit_message(const std::string& source, const std::string& prefix, const plan::PlanDiff& diff) {
+std::string commit_message(const std::string& source, const std::string& prefix,
+                           const plan::PlanDiff& diff) {
   std::ostringstream body;
   plan::render_summary_text(body, diff);
   std::string line = plan::summary_line(diff);
@@ -131,7 +133,8 @@ int run_plan(const Args& args) {
 
   std::optional<target::Output> output = render(workdir.string(), source, parsed->json);
   if (!output) return 1;
-  std::optional<plan::PlanDiff> diff = session->diff(plan::tree_from_output(*output), source, diagnostics);
+  std::optional<plan::PlanDiff> diff =
+      session->diff(plan::tree_from_output(*output), source, diagnostics);
   if (!diff) {
     print(diagnostics, parsed->json);
     return 1;
@@ -139,12 +142,14 @@ int run_plan(const Args& args) {
 
   if (parsed->check) {
     if (parsed->json) {
-      plan::render_summary_json(std::cout, *diff, "\"stale\":" + std::string(diff->empty() ? "false" : "true"));
+      plan::render_summary_json(std::cout, *diff,
+                                "\"stale\":" + std::string(diff->empty() ? "false" : "true"));
     } else if (!diff->empty()) {
       plan::render_summary_text(std::cout, *diff);
     }
     if (diff->empty()) {
-      if (!parsed->json) std::cout << "The committed plan in " << session->prefix() << " is up to date.\n";
+      if (!parsed->json)
+        std::cout << "The committed plan in " << session->prefix() << " is up to date.\n";
       return 0;
     }
     plan::report_stale_check(session->prefix(), source, diagnostics);
@@ -167,8 +172,8 @@ int run_plan(const Args& args) {
   std::vector<plan::SinceApplied> since = session->since_applied();
   if (parsed->json) {
     std::ostringstream extra;
-    extra << "\"committed\":" << (commit ? "true" : "false") << ",\"commit\":"
-          << (commit ? "\"" + plan::to_hex(*commit) + "\"" : std::string("null"))
+    extra << "\"committed\":" << (commit ? "true" : "false")
+          << ",\"commit\":" << (commit ? "\"" + plan::to_hex(*commit) + "\"" : std::string("null"))
           << ",\"changed_since_apply\":[";
     for (std::size_t i = 0; i < since.size(); ++i) {
       extra << (i == 0 ? "" : ",") << "\"" << json_escape(since[i].unit) << "\"";
@@ -178,7 +183,8 @@ int run_plan(const Args& args) {
   } else {
     plan::render_summary_text(std::cout, *diff);
     for (const plan::SinceApplied& env : since) {
-      std::cout << "\nSince the last apply of " << env.unit << " (refs/mlenv/applied/" << env.unit << "):\n";
+      std::cout << "\nSince the last apply of " << env.unit << " (refs/mlenv/applied/" << env.unit
+                << "):\n";
       for (const plan::Change& change : env.diff.changes) {
         std::cout << "  " << plan::action_name(change.action) << ' ' << change.address << '\n';
       }

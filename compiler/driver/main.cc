@@ -20,6 +20,8 @@ constexpr Command kCommands[] = {
     {"fmt", "print or check the canonical formatting", mlenv::driver::run_fmt},
     {"explain", "the long explanation of a diagnostic code", mlenv::driver::run_explain},
     {"build", "render the output tree (-o DIR) or object stream (-o -)", mlenv::driver::run_build},
+    {"plan", "render, diff against the committed plan, commit it", mlenv::driver::run_plan},
+    {"apply", "apply a committed, fresh plan with oc/kubectl", mlenv::driver::run_apply},
 };
 
 void usage(std::ostream& out) {

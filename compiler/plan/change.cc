@@ -11,10 +11,14 @@ std::size_t PlanDiff::count(Action action) const {
 
 const char* action_name(Action action) {
   switch (action) {
-    case Action::Create: return "create";
-    case Action::Update: return "update";
-    case Action::Replace: return "replace";
-    case Action::Delete: return "delete";
+    case Action::Create:
+      return "create";
+    case Action::Update:
+      return "update";
+    case Action::Replace:
+      return "replace";
+    case Action::Delete:
+      return "delete";
   }
   return "update";
 }

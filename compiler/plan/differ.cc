@@ -41,7 +41,9 @@ std::map<std::string, YAML::Node> parse_objects(const std::optional<std::string>
   return out;
 }
 
-std::string kind_of(const std::string& address) { return address.substr(0, address.find('/')); }
+std::string kind_of(const std::string& address) {
+  return address.substr(0, address.find('/'));
+}
 
 Change compare_object(const std::string& address, const std::string& kind, const YAML::Node& before,
                       const YAML::Node& after) {
@@ -86,7 +88,9 @@ void diff_file(const std::string& prefix, const std::string& path,
   std::map<std::string, YAML::Node> old_objects = parse_objects(before);
   std::map<std::string, YAML::Node> new_objects = parse_objects(after);
   if (old_objects.empty() && new_objects.empty()) {
-    diff.files.push_back({path, !before ? Action::Create : !after ? Action::Delete : Action::Update});
+    diff.files.push_back({path, !before  ? Action::Create
+                                : !after ? Action::Delete
+                                         : Action::Update});
     return;
   }
   std::set<std::string> addresses;
@@ -125,7 +129,8 @@ std::set<std::string> object_files(const PlanTree& tree, const std::string& unit
 void diff_unit(const PlanTree& before, const PlanTree& after, const std::string& unit,
                const std::vector<std::string>& paths, PlanDiff& diff) {
   if (is_admin_unit(unit)) {
-    for (const std::string& path : paths) diff_file(unit, path, before.read(path), after.read(path), diff);
+    for (const std::string& path : paths)
+      diff_file(unit, path, before.read(path), after.read(path), diff);
     return;
   }
   const std::string plan_json = unit + "/plan.json";

@@ -82,7 +82,9 @@ std::unique_ptr<Repository> Repository::discover(const std::string& path) {
   return std::unique_ptr<Repository>(new Repository(repo));
 }
 
-Repository::~Repository() { git_repository_free(repo_); }
+Repository::~Repository() {
+  git_repository_free(repo_);
+}
 
 std::string Repository::workdir() const {
   const char* dir = git_repository_workdir(repo_);
@@ -149,7 +151,8 @@ void Repository::list_tree(const ObjectId& tree, const std::string& prefix, Plan
   check(git_tree_walk(object.ptr, GIT_TREEWALK_PRE, walk_blob, &state), "walking a tree");
 }
 
-PlanTree Repository::plan_tree(const std::optional<ObjectId>& tree, const std::string& prefix) const {
+PlanTree Repository::plan_tree(const std::optional<ObjectId>& tree,
+                               const std::string& prefix) const {
   PlanTree out([this](const BlobId& id) { return read_blob(id); });
   if (tree) list_tree(*tree, prefix, out);
   return out;
@@ -169,7 +172,8 @@ ObjectId Repository::write_blob(std::string_view bytes) {
   return from_oid(oid);
 }
 
-ObjectId Repository::update_tree(const std::optional<ObjectId>& base, std::vector<TreeUpdate> updates) {
+ObjectId Repository::update_tree(const std::optional<ObjectId>& base,
+                                 std::vector<TreeUpdate> updates) {
   git_oid base_oid;
   if (base) {
     base_oid = to_oid(*base);
@@ -226,7 +230,8 @@ ObjectId Repository::create_commit(const ObjectId& tree, const std::vector<Objec
 }
 
 bool Repository::update_ref(const std::string& name, const ObjectId& target,
-                            const std::optional<ObjectId>& expected, const std::string& log_message) {
+                            const std::optional<ObjectId>& expected,
+                            const std::string& log_message) {
   git_oid new_oid = to_oid(target);
   RefPtr ref;
   int code;

@@ -31,8 +31,8 @@ class GitError : public std::runtime_error {
 
 /// Where HEAD points: a branch (possibly unborn: no commit yet) or a detached commit.
 struct Head {
-  std::string branch;             ///< `refs/heads/main`; "" when detached
-  std::optional<ObjectId> commit; ///< unset on an unborn branch
+  std::string branch;              ///< `refs/heads/main`; "" when detached
+  std::optional<ObjectId> commit;  ///< unset on an unborn branch
 };
 
 /// One change to a tree: a blob at `path`, or its removal when `blob` is unset.
@@ -80,7 +80,8 @@ class Repository {
   /// a file that exists gets an entry with its blob id (given in `ids` when already known,
   /// else hashed) and its stat data; a missing file loses its entry. Other entries stay as the
   /// user left them.
-  void update_index(const std::vector<std::string>& paths, const std::vector<std::optional<ObjectId>>& ids = {});
+  void update_index(const std::vector<std::string>& paths,
+                    const std::vector<std::optional<ObjectId>>& ids = {});
 
  private:
   explicit Repository(git_repository* repo) : repo_(repo) {}

@@ -10,15 +10,18 @@ namespace {
 // plan.json is JSON, which YAML 1.2 reads as flow style; yaml-cpp is already a dependency.
 std::string text_of(const YAML::Node& node, const char* key) {
   const YAML::Node value = node[key];
-  if (!value || !value.IsScalar()) throw std::runtime_error(std::string("missing string `") + key + "`");
+  if (!value || !value.IsScalar())
+    throw std::runtime_error(std::string("missing string `") + key + "`");
   return value.Scalar();
 }
 
 std::vector<PlanDigest> digests_of(const YAML::Node& node, const char* key) {
   std::vector<PlanDigest> out;
   const YAML::Node list = node[key];
-  if (!list || !list.IsSequence()) throw std::runtime_error(std::string("missing list `") + key + "`");
-  for (const YAML::Node& item : list) out.push_back({text_of(item, "path"), text_of(item, "sha256")});
+  if (!list || !list.IsSequence())
+    throw std::runtime_error(std::string("missing list `") + key + "`");
+  for (const YAML::Node& item : list)
+    out.push_back({text_of(item, "path"), text_of(item, "sha256")});
   return out;
 }
 
@@ -86,7 +89,8 @@ std::string plan_json_source(std::string_view text) {
 
 std::string api_group(std::string_view api_version) {
   std::size_t slash = api_version.find('/');
-  return slash == std::string_view::npos ? std::string() : std::string(api_version.substr(0, slash));
+  return slash == std::string_view::npos ? std::string()
+                                         : std::string(api_version.substr(0, slash));
 }
 
 }  // namespace mlenv::plan

@@ -12,7 +12,9 @@ namespace mlenv::plan {
 namespace fs = std::filesystem;
 namespace {
 
-std::string cluster_of(std::string_view unit) { return std::string(unit.substr(0, unit.find('/'))); }
+std::string cluster_of(std::string_view unit) {
+  return std::string(unit.substr(0, unit.find('/')));
+}
 
 void report_git(Diagnostics& diagnostics, const std::exception& error) {
   diagnostics.report(Code::E0604, {}, error.what());
@@ -20,20 +22,24 @@ void report_git(Diagnostics& diagnostics, const std::exception& error) {
 
 }  // namespace
 
-void report_stale_check(const std::string& prefix, const std::string& source, Diagnostics& diagnostics) {
-  diagnostics.report(Code::E0606, {}, "the plan committed in `" + prefix + "` differs from a fresh render of `" +
-                                          source + "`",
-                     "run `mlenvc plan " + source + "` and commit the result");
+void report_stale_check(const std::string& prefix, const std::string& source,
+                        Diagnostics& diagnostics) {
+  diagnostics.report(
+      Code::E0606, {},
+      "the plan committed in `" + prefix + "` differs from a fresh render of `" + source + "`",
+      "run `mlenvc plan " + source + "` and commit the result");
 }
 
-std::unique_ptr<PlanSession> PlanSession::open(const std::string& out_dir, Diagnostics& diagnostics) {
+std::unique_ptr<PlanSession> PlanSession::open(const std::string& out_dir,
+                                               Diagnostics& diagnostics) {
   std::unique_ptr<PlanSession> session(new PlanSession());
   fs::path start = out_dir.empty() ? fs::current_path() : fs::absolute(out_dir);
   session->repo_ = Repository::discover(start.string());
   if (!session->repo_ || session->repo_->workdir().empty()) {
-    diagnostics.report(Code::E0601, {}, "no git work tree contains `" +
-                                            (out_dir.empty() ? std::string(".") : out_dir) + "`",
-                       "run `git init` first, or point --out into a checkout");
+    diagnostics.report(
+        Code::E0601, {},
+        "no git work tree contains `" + (out_dir.empty() ? std::string(".") : out_dir) + "`",
+        "run `git init` first, or point --out into a checkout");
     return nullptr;
   }
   fs::path workdir = fs::weakly_canonical(session->repo_->workdir());
@@ -42,7 +48,8 @@ std::unique_ptr<PlanSession> PlanSession::open(const std::string& out_dir, Diagn
   std::string prefix = relative.generic_string();
   if (relative.empty() || prefix == "." || prefix.starts_with("..") || prefix == ".git" ||
       prefix.starts_with(".git/")) {
-    diagnostics.report(Code::E0605, {}, "the plan directory `" + out_dir + "` is not inside the work tree",
+    diagnostics.report(Code::E0605, {},
+                       "the plan directory `" + out_dir + "` is not inside the work tree",
                        "the plan is committed, so it must live in the repository");
     return nullptr;
   }
@@ -50,7 +57,8 @@ std::unique_ptr<PlanSession> PlanSession::open(const std::string& out_dir, Diagn
   session->prefix_ = prefix;
   try {
     session->head_ = session->repo_->head();
-    if (session->head_.commit) session->head_tree_ = session->repo_->commit_tree(*session->head_.commit);
+    if (session->head_.commit)
+      session->head_tree_ = session->repo_->commit_tree(*session->head_.commit);
     std::optional<ObjectId> plan_tree;
     if (session->head_tree_) plan_tree = session->repo_->subtree(*session->head_tree_, prefix);
     session->committed_ = session->repo_->plan_tree(plan_tree);
@@ -67,8 +75,8 @@ std::optional<PlanDiff> PlanSession::diff(PlanTree fresh, const std::string& sou
   try {
     std::vector<std::string> fresh_units = units_of(fresh_);
     std::set<std::string> rendered(fresh_units.begin(), fresh_units.end());
-    std::set<std::string> owned = rendered;       // units this render decides
-    std::set<std::string> foreign_clusters;       // clusters with envs of other sources
+    std::set<std::string> owned = rendered;  // units this render decides
+    std::set<std::string> foreign_clusters;  // clusters with envs of other sources
     std::set<std::string> admin_units;
     for (const std::string& unit : units_of(committed_)) {
       if (is_admin_unit(unit)) {
@@ -95,8 +103,11 @@ std::optional<PlanDiff> PlanSession::diff(PlanTree fresh, const std::string& sou
     PlanTree before(committed_.loader());
     for (const auto& [path, entry] : committed_.entries()) {
       std::string unit(unit_of(path));
-      bool partial_admin = is_admin_unit(unit) && owned.count(unit) == 0 && rendered.count(unit) != 0;
-      if (owned.count(unit) != 0 || (partial_admin && fresh_.find(path) != nullptr)) {
+      bool partial_admin =
+          is_admin_unit(unit) && owned.count(unit) == 0 && rendered.count(unit) != 0;
+      // Shared files outside any unit are compared where rendered, and never removed.
+      bool shared = unit.empty() && fresh_.find(path) != nullptr;
+      if (owned.count(unit) != 0 || shared || (partial_admin && fresh_.find(path) != nullptr)) {
         before.add_id(path, entry.id);
       }
     }
@@ -117,7 +128,8 @@ std::optional<PlanDiff> PlanSession::diff(PlanTree fresh, const std::string& sou
 
 std::optional<ObjectId> PlanSession::commit(const std::string& message, Diagnostics& diagnostics) {
   if (head_.branch.empty()) {
-    diagnostics.report(Code::E0602, {}, "HEAD is detached: there is no branch to commit the plan on",
+    diagnostics.report(Code::E0602, {},
+                       "HEAD is detached: there is no branch to commit the plan on",
                        "check out a branch, or plan with --no-commit");
     return std::nullopt;
   }
@@ -168,9 +180,9 @@ bool PlanSession::write_worktree(bool update_index, Diagnostics& diagnostics) {
   } catch (const std::exception& error) {
     Diagnostic& d = diagnostics.report(Code::E0604, {}, error.what());
     if (update_index) {
-      d.notes.push_back({"if the plan was committed, `git reset -q -- " + prefix_ +
-                             "` makes the index match it",
-                         {}});
+      d.notes.push_back(
+          {"if the plan was committed, `git reset -q -- " + prefix_ + "` makes the index match it",
+           {}});
     }
     return false;
   }

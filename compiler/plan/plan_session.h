@@ -23,7 +23,8 @@ struct SinceApplied {
 
 /// Reports E0606: `plan --check` found the plan committed in `prefix` differs from a fresh
 /// render of `source`.
-void report_stale_check(const std::string& prefix, const std::string& source, Diagnostics& diagnostics);
+void report_stale_check(const std::string& prefix, const std::string& source,
+                        Diagnostics& diagnostics);
 
 class PlanSession {
  public:

@@ -37,6 +37,7 @@ PlanTree tree_from_output(const target::Output& output) {
 }
 
 std::string_view unit_of(std::string_view path) {
+  if (path.starts_with("_")) return {};  // shared across clusters (`_runtime/`)
   std::size_t first = path.find('/');
   if (first == std::string_view::npos) return {};
   std::size_t second = path.find('/', first + 1);

@@ -50,7 +50,8 @@ class PlanTree {
 PlanTree tree_from_output(const target::Output& output);
 
 /// The unit a path belongs to: its first two segments (`<cluster>/<env>` or `<cluster>/_admin`),
-/// or "" for a path with fewer than three segments.
+/// or "" for a path with fewer than three segments or under a shared top-level directory
+/// whose name starts with `_` (`_runtime/`, the mlenv-boot sources every env's image builds).
 std::string_view unit_of(std::string_view path);
 
 /// True for the cluster-scoped directory `<cluster>/_admin`.

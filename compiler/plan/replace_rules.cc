@@ -11,7 +11,8 @@ bool under(std::string_view path, std::string_view field) {
   return path.size() == field.size() || path[field.size()] == '.' || path[field.size()] == '[';
 }
 
-// The top-level `spec.<field>` a path lies under ("spec.selector.matchLabels.app" -> "spec.selector").
+// The top-level `spec.<field>` a path lies under ("spec.selector.matchLabels.app" ->
+// "spec.selector").
 std::string_view spec_field(std::string_view path) {
   if (path.substr(0, 5) != "spec." && path.substr(0, 5) != "spec[") return {};
   std::size_t end = path.find_first_of(".[", 5);
@@ -29,8 +30,9 @@ std::string replace_reason(std::string_view kind, std::string_view path) {
   if (kind == "StatefulSet") {
     // The API server allows only these spec fields to change on a StatefulSet.
     static constexpr std::array<std::string_view, 6> kMutable = {
-        "spec.replicas", "spec.template", "spec.updateStrategy",
-        "spec.persistentVolumeClaimRetentionPolicy", "spec.minReadySeconds", "spec.ordinals"};
+        "spec.replicas",        "spec.template",
+        "spec.updateStrategy",  "spec.persistentVolumeClaimRetentionPolicy",
+        "spec.minReadySeconds", "spec.ordinals"};
     std::string_view field = spec_field(path);
     if (field.empty()) return {};
     for (std::string_view ok : kMutable) {

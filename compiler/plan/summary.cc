@@ -9,10 +9,14 @@ namespace {
 
 const char* symbol(Action action) {
   switch (action) {
-    case Action::Create: return "+";
-    case Action::Update: return "~";
-    case Action::Replace: return "-/+";
-    case Action::Delete: return "-";
+    case Action::Create:
+      return "+";
+    case Action::Update:
+      return "~";
+    case Action::Replace:
+      return "-/+";
+    case Action::Delete:
+      return "-";
   }
   return "~";
 }
@@ -64,15 +68,17 @@ void render_summary_text(std::ostream& out, const PlanDiff& diff) {
     return;
   }
   for (const Change& change : diff.changes) {
-    out << std::string(change.action == Action::Replace ? 0 : 2, ' ') << symbol(change.action) << ' '
-        << change.address << '\n';
-    if (change.action == Action::Replace) out << "      # forces replacement: " << change.reason << '\n';
+    out << std::string(change.action == Action::Replace ? 0 : 2, ' ') << symbol(change.action)
+        << ' ' << change.address << '\n';
+    if (change.action == Action::Replace)
+      out << "      # forces replacement: " << change.reason << '\n';
     for (const FieldChange& field : change.fields) render_field(out, field);
   }
   if (!diff.files.empty()) {
     if (!diff.changes.empty()) out << '\n';
     out << "Files:\n";
-    for (const FileChange& file : diff.files) out << "  " << symbol(file.action) << ' ' << file.path << '\n';
+    for (const FileChange& file : diff.files)
+      out << "  " << symbol(file.action) << ' ' << file.path << '\n';
   }
   if (diff.inputs_changed != 0) {
     out << "\nInput digests changed in " << diff.inputs_changed << " plan.json "
@@ -107,7 +113,8 @@ void render_summary_json(std::ostream& out, const PlanDiff& diff, const std::str
         << action_name(file.action) << "\"}";
     first = false;
   }
-  out << "],\"inputs_changed\":" << diff.inputs_changed << ",\"create\":" << diff.count(Action::Create)
+  out << "],\"inputs_changed\":" << diff.inputs_changed
+      << ",\"create\":" << diff.count(Action::Create)
       << ",\"update\":" << diff.count(Action::Update)
       << ",\"replace\":" << diff.count(Action::Replace)
       << ",\"delete\":" << diff.count(Action::Delete);

@@ -39,15 +39,11 @@ std::vector<std::string> write_plan_files(const std::string& root, const PlanTre
     std::optional<std::string> bytes = tree.read(path);
     if (same_bytes(target, *bytes)) continue;
     fs::create_directories(target.parent_path());
-    // Write beside and rename, so a reader never sees half a file.
-    fs::path temporary = target;
-    temporary += ".mlenvc-tmp";
-    {
-      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-      out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
-      if (!out) throw std::runtime_error("cannot write " + target.string());
-    }
-    fs::rename(temporary, target);
+    // Written in place, as git checkout does: the work tree is a view of the commit, and a
+    // rename per file would double the metadata work for a 1,000-env fleet.
+    std::ofstream out(target, std::ios::binary | std::ios::trunc);
+    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+    if (!out) throw std::runtime_error("cannot write " + target.string());
     touched.push_back(path);
   }
   for (const std::string& path : removed) {

@@ -65,8 +65,8 @@ void walk(const YAML::Node& node, const std::string& path, FieldMap& out) {
       bool named = named_items(node);
       std::size_t index = 0;
       for (const YAML::Node& item : node) {
-        std::string segment = named ? "[name=" + item["name"].Scalar() + "]"
-                                    : "[" + std::to_string(index) + "]";
+        std::string segment =
+            named ? "[name=" + item["name"].Scalar() + "]" : "[" + std::to_string(index) + "]";
         walk(item, path + segment, out);
         ++index;
       }

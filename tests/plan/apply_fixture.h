@@ -34,8 +34,8 @@ struct ApplyFixture {
   }
   ~ApplyFixture() {
     setenv("PATH", saved_path.c_str(), 1);
-    for (const char* name : {"MLENV_FAKE_LOG", "MLENV_FAKE_FAIL", "MLENV_FAKE_SLEEP", "MLENV_FAKE_WRITE",
-                             "MLENV_FAKE_WRITE_VALUE"}) {
+    for (const char* name : {"MLENV_FAKE_LOG", "MLENV_FAKE_FAIL", "MLENV_FAKE_SLEEP",
+                             "MLENV_FAKE_WRITE", "MLENV_FAKE_WRITE_VALUE"}) {
       unsetenv(name);
     }
   }
@@ -58,7 +58,9 @@ struct ApplyFixture {
     std::filesystem::remove(log);
     write_file(log, "");
     if (!request.render) {
-      request.render = [this](const std::string&, Diagnostics&) { return std::optional(testing::render({fresh})); };
+      request.render = [this](const std::string&, Diagnostics&) {
+        return std::optional(testing::render({fresh}));
+      };
     }
     std::ostringstream stdout_text;
     Diagnostics diagnostics;
@@ -69,8 +71,10 @@ struct ApplyFixture {
     for (const Diagnostic& d : diagnostics.all()) render_text(stderr_text, none, d);
     err = stderr_text.str();
     std::string prefix = dir.path();
-    for (std::size_t at; (at = err.find(prefix)) != std::string::npos;) err.replace(at, prefix.size(), "$TMP");
-    for (std::size_t at; (at = out.find(prefix)) != std::string::npos;) out.replace(at, prefix.size(), "$TMP");
+    for (std::size_t at; (at = err.find(prefix)) != std::string::npos;)
+      err.replace(at, prefix.size(), "$TMP");
+    for (std::size_t at; (at = out.find(prefix)) != std::string::npos;)
+      out.replace(at, prefix.size(), "$TMP");
     return status;
   }
 

@@ -12,37 +12,46 @@ using namespace testing;
 
 const std::string kSsa = "apply --server-side --field-manager=mlenvc";
 
-TEST_CASE("a first apply runs every object in order, builds, and waits for the rollout", "[apply]") {
+TEST_CASE("a first apply runs every object in order, builds, and waits for the rollout",
+          "[apply]") {
   ApplyFixture f;
   REQUIRE(f.apply() == 0);
   std::vector<std::string> expected = {
-      "oc " + kSsa + " -f -",                // the SCC, cluster-scoped
-      "oc " + kSsa + " -n nccl-test -f -",   // ApplySet parent
-      "oc " + kSsa + " -n nccl-test -f -",   // ServiceAccount
-      "oc " + kSsa + " -n nccl-test -f -",   // PVC
-      "oc " + kSsa + " -n nccl-test -f -",   // ConfigMap
-      "oc " + kSsa + " -n nccl-test -f -",   // ImageStream
-      "oc " + kSsa + " -n nccl-test -f -",   // BuildConfig
+      "oc " + kSsa + " -f -",               // the SCC, cluster-scoped
+      "oc " + kSsa + " -n nccl-test -f -",  // ApplySet parent
+      "oc " + kSsa + " -n nccl-test -f -",  // ServiceAccount
+      "oc " + kSsa + " -n nccl-test -f -",  // PVC
+      "oc " + kSsa + " -n nccl-test -f -",  // ConfigMap
+      "oc " + kSsa + " -n nccl-test -f -",  // ImageStream
+      "oc " + kSsa + " -n nccl-test -f -",  // BuildConfig
       "oc start-build ml-dev-env -n nccl-test --wait",
-      "oc " + kSsa + " -n nccl-test -f -",   // Service
-      "oc " + kSsa + " -n nccl-test -f -",   // StatefulSet
+      "oc " + kSsa + " -n nccl-test -f -",  // Service
+      "oc " + kSsa + " -n nccl-test -f -",  // StatefulSet
       "oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=30m",
-      "oc " + kSsa + " -n nccl-test -f -",   // Route
+      "oc " + kSsa + " -n nccl-test -f -",  // Route
   };
   CHECK(f.commands() == expected);
   std::string log = read_file(f.log);
-  std::vector<std::string> kinds = {"SecurityContextConstraints", "ConfigMap", "ServiceAccount",
-                                    "PersistentVolumeClaim", "ConfigMap", "ImageStream", "BuildConfig",
-                                    "Service", "StatefulSet", "Route"};
+  std::vector<std::string> kinds = {"SecurityContextConstraints",
+                                    "ConfigMap",
+                                    "ServiceAccount",
+                                    "PersistentVolumeClaim",
+                                    "ConfigMap",
+                                    "ImageStream",
+                                    "BuildConfig",
+                                    "Service",
+                                    "StatefulSet",
+                                    "Route"};
   std::size_t at = 0;
   for (const std::string& kind : kinds) {
     at = log.find("\"kind\":\"" + kind + "\"", at);
     REQUIRE(at != std::string::npos);
   }
   CHECK(log.find("\"applyset.k8s.io/tooling\":\"mlenvc/v0.1.0\"") != std::string::npos);
-  CHECK(log.find("\"applyset.k8s.io/contains-group-kinds\":\"BuildConfig.build.openshift.io,ConfigMap,"
-                 "ImageStream.image.openshift.io,PersistentVolumeClaim,Route.route.openshift.io,Service,"
-                 "ServiceAccount,StatefulSet.apps\"") != std::string::npos);
+  CHECK(log.find(
+            "\"applyset.k8s.io/contains-group-kinds\":\"BuildConfig.build.openshift.io,ConfigMap,"
+            "ImageStream.image.openshift.io,PersistentVolumeClaim,Route.route.openshift.io,Service,"
+            "ServiceAccount,StatefulSet.apps\"") != std::string::npos);
   CHECK(log.find("\"labels\":{\"applyset.k8s.io/part-of\":\"applyset-") != std::string::npos);
   // Quoted YAML strings stay strings, plain numbers stay numbers.
   CHECK(log.find("{\"name\":\"PORT\",\"value\":\"8080\"}") != std::string::npos);
@@ -56,7 +65,8 @@ TEST_CASE("a second apply of the same plan does not rebuild the image", "[apply]
   ApplyFixture f;
   REQUIRE(f.apply() == 0);
   REQUIRE(f.apply() == 0);
-  for (const std::string& command : f.commands()) CHECK(command.find("start-build") == std::string::npos);
+  for (const std::string& command : f.commands())
+    CHECK(command.find("start-build") == std::string::npos);
   f.env.files["Dockerfile"] += "RUN pip install deepspeed\n";
   f.commit_plan();
   REQUIRE(f.apply() == 0);
@@ -78,7 +88,8 @@ TEST_CASE("objects that left the plan are pruned through the ApplySet label, las
   CHECK(commands.back() == "oc " + kSsa + " -n nccl-test -f -");  // the parent, trimmed
   // Only objects it applied: a third apply has nothing left to prune.
   REQUIRE(f.apply() == 0);
-  for (const std::string& command : f.commands()) CHECK(command.find("delete") == std::string::npos);
+  for (const std::string& command : f.commands())
+    CHECK(command.find("delete") == std::string::npos);
 }
 
 TEST_CASE("PVCs and SCCs are never deleted unless --allow-destroy names each", "[apply]") {
@@ -89,9 +100,10 @@ TEST_CASE("PVCs and SCCs are never deleted unless --allow-destroy names each", "
   f.commit_plan();
   CHECK(f.apply() == 1);
   CHECK(f.commands().empty());  // refused before running anything
-  CHECK(f.err.find("error[E0704]: apply would delete `barcelona/ml-dev-env/PersistentVolumeClaim/workspace`") !=
-        std::string::npos);
-  CHECK(f.err.find("error[E0704]: apply would delete `barcelona/_admin/SecurityContextConstraints/mlenvc-rdma`") !=
+  CHECK(f.err.find("error[E0704]: apply would delete "
+                   "`barcelona/ml-dev-env/PersistentVolumeClaim/workspace`") != std::string::npos);
+  CHECK(f.err.find("error[E0704]: apply would delete "
+                   "`barcelona/_admin/SecurityContextConstraints/mlenvc-rdma`") !=
         std::string::npos);
 
   ApplyRequest partial;
@@ -112,10 +124,12 @@ TEST_CASE("PVCs and SCCs are never deleted unless --allow-destroy names each", "
                                  "barcelona/_admin/SecurityContextConstraints/mlenvc-rdma"};
   REQUIRE(f.apply(allowed) == 0);
   std::vector<std::string> commands = f.commands();
-  CHECK(std::count_if(commands.begin(), commands.end(),
-                      [](const std::string& c) { return c.starts_with("oc delete persistentvolumeclaims -n nccl-test"); }) == 1);
+  CHECK(std::count_if(commands.begin(), commands.end(), [](const std::string& c) {
+          return c.starts_with("oc delete persistentvolumeclaims -n nccl-test");
+        }) == 1);
   CHECK(std::count(commands.begin(), commands.end(),
-                   "oc delete securitycontextconstraints.security.openshift.io mlenvc-rdma --ignore-not-found --wait=true") == 1);
+                   "oc delete securitycontextconstraints.security.openshift.io mlenvc-rdma "
+                   "--ignore-not-found --wait=true") == 1);
 }
 
 TEST_CASE("a change that cannot apply in place deletes the object first", "[apply]") {
@@ -126,9 +140,11 @@ TEST_CASE("a change that cannot apply in place deletes the object first", "[appl
   f.commit_plan();
   REQUIRE(f.apply() == 0);
   std::vector<std::string> commands = f.commands();
-  auto sts = std::find(commands.begin(), commands.end(), "oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=30m");
+  auto sts = std::find(commands.begin(), commands.end(),
+                       "oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=30m");
   REQUIRE(sts - commands.begin() >= 2);
-  CHECK((sts - 2)->starts_with("oc delete statefulsets.apps -n nccl-test -l applyset.k8s.io/part-of="));
+  CHECK((sts - 2)->starts_with(
+      "oc delete statefulsets.apps -n nccl-test -l applyset.k8s.io/part-of="));
 }
 
 TEST_CASE("an uncommitted plan is refused", "[apply]") {
@@ -137,7 +153,8 @@ TEST_CASE("an uncommitted plan is refused", "[apply]") {
   CHECK(f.apply() == 1);
   CHECK(f.commands().empty());
   CHECK(f.err.find("error[E0701]") != std::string::npos);
-  CHECK(f.err.find("`plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml` differs from HEAD") != std::string::npos);
+  CHECK(f.err.find("`plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml` differs from HEAD") !=
+        std::string::npos);
 }
 
 TEST_CASE("a stale plan is refused, naming the input that changed", "[apply]") {
@@ -150,19 +167,21 @@ TEST_CASE("a stale plan is refused, naming the input that changed", "[apply]") {
   CHECK(f.err.find("input `std/images/pytorch.mlenv` was added") != std::string::npos);
 }
 
-TEST_CASE("--dry-run prints every command and runs none", "[apply]") {
+TEST_CASE("a dry run prints every command and runs none", "[apply]") {
   ApplyFixture f;
   ApplyRequest request;
   request.dry_run = true;
   REQUIRE(f.apply(request) == 0);
   CHECK(f.commands().empty());
-  CHECK(f.out.find("$ $TMP/.bin/oc start-build ml-dev-env -n nccl-test --wait\n") != std::string::npos);
+  CHECK(f.out.find("$ $TMP/.bin/oc start-build ml-dev-env -n nccl-test --wait\n") !=
+        std::string::npos);
   CHECK(f.out.find("$ $TMP/.bin/oc apply --server-side --field-manager=mlenvc -n nccl-test -f - < "
-                   "plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml\n") != std::string::npos);
+                   "plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml\n") !=
+        std::string::npos);
   CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
 }
 
-TEST_CASE("--kubectl names the client; kubectl alone cannot start a build", "[apply]") {
+TEST_CASE("the client can be named, and kubectl alone cannot start a build", "[apply]") {
   ApplyFixture f;
   std::filesystem::remove(f.dir.path() + "/.bin/oc");
   setenv("PATH", (f.dir.path() + "/.bin").c_str(), 1);

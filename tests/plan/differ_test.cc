@@ -34,7 +34,9 @@ TEST_CASE("a first plan creates every object", "[plan]") {
 TEST_CASE("an edit shows exactly the changed fields", "[plan]") {
   FakeEnv env = typical_env();
   PlanTree before = tree_from_output(render({env}));
-  object(env, "StatefulSet", "ml-dev-env").body.replace(object(env, "StatefulSet", "ml-dev-env").body.find("replicas: 2"), 11, "replicas: 4");
+  object(env, "StatefulSet", "ml-dev-env")
+      .body.replace(object(env, "StatefulSet", "ml-dev-env").body.find("replicas: 2"), 11,
+                    "replicas: 4");
   PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
   REQUIRE(diff.changes.size() == 1);
   CHECK(diff.changes[0].action == Action::Update);
@@ -58,7 +60,8 @@ TEST_CASE("list items with names are addressed by name, odd keys are bracketed",
   CHECK(fields[0].path == "spec.template.spec.containers[name=main].env[name=PORT].value");
   CHECK(*fields[0].before == "\"8080\"");
   CHECK(*fields[0].after == "8080");
-  CHECK(fields[1].path == "spec.template.spec.containers[name=main].resources.limits[\"nvidia.com/gpu\"]");
+  CHECK(fields[1].path ==
+        "spec.template.spec.containers[name=main].resources.limits[\"nvidia.com/gpu\"]");
 }
 
 TEST_CASE("immutable fields force replacement with a reason", "[plan]") {
@@ -72,10 +75,10 @@ TEST_CASE("immutable fields force replacement with a reason", "[plan]") {
   CHECK(diff.count(Action::Replace) == 2);
   std::string out = text(diff);
   CHECK(out.find("-/+ barcelona/ml-dev-env/StatefulSet/ml-dev-env\n"
-                 "      # forces replacement: spec.podManagementPolicy cannot change in place on a StatefulSet\n") !=
-        std::string::npos);
-  CHECK(out.find("# forces replacement: spec.storageClassName cannot change in place on a PersistentVolumeClaim") !=
-        std::string::npos);
+                 "      # forces replacement: spec.podManagementPolicy cannot change in place on a "
+                 "StatefulSet\n") != std::string::npos);
+  CHECK(out.find("# forces replacement: spec.storageClassName cannot change in place on a "
+                 "PersistentVolumeClaim") != std::string::npos);
 }
 
 TEST_CASE("removed objects are deletions; input-only changes are counted apart", "[plan]") {
@@ -100,7 +103,8 @@ TEST_CASE("secret-looking values never reach the summary", "[plan]") {
   FakeEnv env = typical_env();
   PlanTree before = tree_from_output(render({env}));
   std::string& body = object(env, "StatefulSet", "ml-dev-env").body;
-  body.replace(body.find("        - name: PORT"), 0, "        - name: API_TOKEN\n          value: canary-5f3a9\n");
+  body.replace(body.find("        - name: PORT"), 0,
+               "        - name: API_TOKEN\n          value: canary-5f3a9\n");
   PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
   std::ostringstream json;
   render_summary_json(json, diff);
@@ -116,9 +120,12 @@ TEST_CASE("json summary", "[plan]") {
   std::ostringstream json;
   render_summary_json(json, diff_plans(before, tree_from_output(render({env}))));
   CHECK(json.str() ==
-        "{\"format_version\":1,\"changes\":[{\"address\":\"barcelona/ml-dev-env/Route/ml-dev-env-jupyter\","
-        "\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/ml-dev-env/route-ml-dev-env-jupyter.yaml\","
-        "\"fields\":[]}],\"files\":[],\"inputs_changed\":0,\"create\":0,\"update\":0,\"replace\":0,\"delete\":1}\n");
+        "{\"format_version\":1,\"changes\":[{\"address\":\"barcelona/ml-dev-env/Route/"
+        "ml-dev-env-jupyter\","
+        "\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/ml-dev-env/"
+        "route-ml-dev-env-jupyter.yaml\","
+        "\"fields\":[]}],\"files\":[],\"inputs_changed\":0,\"create\":0,\"update\":0,\"replace\":0,"
+        "\"delete\":1}\n");
 }
 
 }  // namespace

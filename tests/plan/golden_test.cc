@@ -21,7 +21,8 @@ std::string rendered(const Diagnostics& diagnostics, const std::string& tmp) {
   SourceManager none;
   for (const Diagnostic& d : diagnostics.all()) render_text(out, none, d);
   std::string text = out.str();
-  for (std::size_t at; !tmp.empty() && (at = text.find(tmp)) != std::string::npos;) text.replace(at, tmp.size(), "$TMP");
+  for (std::size_t at; !tmp.empty() && (at = text.find(tmp)) != std::string::npos;)
+    text.replace(at, tmp.size(), "$TMP");
   return text;
 }
 
@@ -102,7 +103,8 @@ TEST_CASE("golden E0607 E0701 E0702 E0709: plans apply refuses", "[golden]") {
   }
   {
     ApplyFixture f;
-    user_commit(f.dir.path(), {{"plans/barcelona/ml-dev-env/plan.json", "{\"format_version\": 2}\n"}}, "broken");
+    user_commit(f.dir.path(),
+                {{"plans/barcelona/ml-dev-env/plan.json", "{\"format_version\": 2}\n"}}, "broken");
     CHECK(f.apply() == 1);
     golden("E0607", f.err);
   }
@@ -151,7 +153,8 @@ TEST_CASE("golden E0706 E0707 E0708: apply stops or warns", "[golden]") {
   }
   {
     ApplyFixture f;
-    setenv("MLENV_FAKE_WRITE", (f.dir.path() + "/.git/refs/mlenv/applied/barcelona/ml-dev-env").c_str(), 1);
+    setenv("MLENV_FAKE_WRITE",
+           (f.dir.path() + "/.git/refs/mlenv/applied/barcelona/ml-dev-env").c_str(), 1);
     setenv("MLENV_FAKE_WRITE_VALUE", rev_parse(f.dir.path(), "HEAD").c_str(), 1);
     CHECK(f.apply() == 1);
     golden("E0708", f.err);

@@ -32,7 +32,8 @@ Planned plan(const std::string& repo, const target::Output& output, bool commit 
   REQUIRE(diff);
   result.diff = *diff;
   if (commit && !diff->empty()) {
-    result.commit = session->commit("mlenvc plan: " + summary_line(*diff) + "\n", result.diagnostics);
+    result.commit =
+        session->commit("mlenvc plan: " + summary_line(*diff) + "\n", result.diagnostics);
     if (!result.commit) return result;
   }
   session->write_worktree(result.commit.has_value(), result.diagnostics);
@@ -48,7 +49,8 @@ TEST_CASE("plan, edit, plan again: the second commit holds exactly the edit", "[
   CHECK(first.diff.count(Action::Create) == 9);
   const std::string sts = "plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml";
   CHECK(show(dir.path(), "HEAD", sts).find("replicas: 2") != std::string::npos);
-  CHECK(show(dir.path(), "HEAD", "plans/barcelona/_admin/securitycontextconstraints-mlenvc-rdma.yaml") != "<missing>");
+  CHECK(show(dir.path(), "HEAD",
+             "plans/barcelona/_admin/securitycontextconstraints-mlenvc-rdma.yaml") != "<missing>");
   CHECK(show(dir.path(), "HEAD", "README.md") == "# fleet\n");
   CHECK(read_file(dir.path() + "/" + sts) == show(dir.path(), "HEAD", sts));
 
@@ -61,7 +63,8 @@ TEST_CASE("plan, edit, plan again: the second commit holds exactly the edit", "[
   CHECK(second.diff.changes[0].fields[0].path == "spec.replicas");
   CHECK(rev_parse(dir.path(), "HEAD~1") == to_hex(*first.commit));
   CHECK(show(dir.path(), "HEAD", sts).find("replicas: 3") != std::string::npos);
-  CHECK(message(dir.path(), "HEAD") == "mlenvc plan: Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.\n");
+  CHECK(message(dir.path(), "HEAD") ==
+        "mlenvc plan: Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.\n");
   // The index follows the committed plan, so `git status` is clean for the plan directory.
   CHECK(index_entries(dir.path())[sts] == rev_parse(dir.path(), "HEAD:" + sts));
 
@@ -91,8 +94,8 @@ TEST_CASE("two concurrent plans: one wins, the other fails cleanly", "[plan]") {
   CHECK(db.all()[0].code == Code::E0603);
   CHECK(rev_parse(dir.path(), "HEAD") == to_hex(*won));
   CHECK(message(dir.path(), "HEAD") == "plan A\n");
-  CHECK(read_file(dir.path() + "/plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml").find("minReadySeconds") ==
-        std::string::npos);
+  CHECK(read_file(dir.path() + "/plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml")
+            .find("minReadySeconds") == std::string::npos);
   CHECK(show(dir.path(), "HEAD", "README.md") == "# fleet\n");
 }
 
@@ -111,7 +114,7 @@ TEST_CASE("a plan commits nothing else of the user's index", "[plan]") {
   Planned planned = plan(dir.path(), render({typical_env()}));
   REQUIRE(planned.commit);
   CHECK(show(dir.path(), "HEAD", "staged.env") == "<missing>");
-  CHECK(index_entries(dir.path()).count("staged.env") == 1);  // still staged for the user
+  CHECK(index_entries(dir.path()).count("staged.env") == 1);         // still staged for the user
   CHECK(all_objects(dir.path()).find(canary) != std::string::npos);  // the user's staged blob...
   // ...but no committed tree or commit reaches it.
   CHECK(message(dir.path(), "HEAD").find(canary) == std::string::npos);
@@ -157,10 +160,12 @@ TEST_CASE("a render owns its own envs only", "[plan]") {
   CHECK(show(dir.path(), "HEAD", "plans/barcelona/old/plan.json") == "<missing>");
   CHECK(show(dir.path(), "HEAD", "plans/barcelona/bob/plan.json") != "<missing>");
   CHECK(!std::filesystem::exists(dir.path() + "/plans/barcelona/old"));
-  CHECK(show(dir.path(), "HEAD", "plans/barcelona/_admin/securitycontextconstraints-mlenvc-rdma.yaml") != "<missing>");
+  CHECK(show(dir.path(), "HEAD",
+             "plans/barcelona/_admin/securitycontextconstraints-mlenvc-rdma.yaml") != "<missing>");
 }
 
-TEST_CASE("--no-commit writes the work tree only; a committed plan checks clean", "[plan]") {
+TEST_CASE("plan without commit writes the work tree only, and a committed plan checks clean",
+          "[plan]") {
   TempDir dir;
   init_repo(dir.path());
   std::string head = rev_parse(dir.path(), "HEAD");

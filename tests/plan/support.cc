@@ -24,7 +24,8 @@ void check(int code, const char* what) {
 }
 
 std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
 
@@ -34,7 +35,8 @@ std::string object_file(const FakeObject& object) {
 }
 
 std::string object_yaml(const FakeEnv& env, const FakeObject& object) {
-  std::string out = "apiVersion: " + object.api_version + "\nkind: " + object.kind + "\nmetadata:\n  name: " + object.name + "\n";
+  std::string out = "apiVersion: " + object.api_version + "\nkind: " + object.kind +
+                    "\nmetadata:\n  name: " + object.name + "\n";
   if (!object.admin) out += "  namespace: " + env.namespace_ + "\n";
   return out + object.body;
 }
@@ -61,8 +63,12 @@ TempDir::~TempDir() {
   fs::remove_all(path_, error);
 }
 
-ChangeDir::ChangeDir(const std::string& dir) : previous_(fs::current_path().string()) { fs::current_path(dir); }
-ChangeDir::~ChangeDir() { fs::current_path(previous_); }
+ChangeDir::ChangeDir(const std::string& dir) : previous_(fs::current_path().string()) {
+  fs::current_path(dir);
+}
+ChangeDir::~ChangeDir() {
+  fs::current_path(previous_);
+}
 
 void write_file(const std::string& path, const std::string& bytes) {
   fs::create_directories(fs::path(path).parent_path());
@@ -92,7 +98,8 @@ void init_repo(const std::string& dir, bool empty) {
   if (!empty) user_commit(dir, {{"README.md", "# fleet\n"}}, "initial");
 }
 
-void user_commit(const std::string& dir, const std::map<std::string, std::string>& files, const std::string& text) {
+void user_commit(const std::string& dir, const std::map<std::string, std::string>& files,
+                 const std::string& text) {
   Repo r(dir);
   git_index* index = nullptr;
   check(git_repository_index(&index, r.repo), "index");
@@ -118,7 +125,9 @@ void user_commit(const std::string& dir, const std::map<std::string, std::string
     count = 1;
   }
   git_oid commit;
-  check(git_commit_create(&commit, r.repo, "HEAD", sig, sig, nullptr, text.c_str(), tree, count, parents), "commit");
+  check(git_commit_create(&commit, r.repo, "HEAD", sig, sig, nullptr, text.c_str(), tree, count,
+                          parents),
+        "commit");
   git_commit_free(parent);
   git_signature_free(sig);
   git_tree_free(tree);
@@ -172,7 +181,8 @@ std::string all_objects(const std::string& dir) {
         auto* s = static_cast<State*>(payload);
         git_odb_object* object = nullptr;
         if (git_odb_read(&object, s->odb, id) == 0) {
-          s->bytes.append(static_cast<const char*>(git_odb_object_data(object)), git_odb_object_size(object));
+          s->bytes.append(static_cast<const char*>(git_odb_object_data(object)),
+                          git_odb_object_size(object));
           git_odb_object_free(object);
         }
         return 0;
@@ -201,17 +211,31 @@ FakeEnv typical_env(const std::string& name) {
   FakeEnv env;
   env.env = name;
   env.objects = {
-      {"security.openshift.io/v1", "SecurityContextConstraints", "mlenvc-rdma", "allowPrivilegedContainer: false\n", 0, true},
+      {"security.openshift.io/v1", "SecurityContextConstraints", "mlenvc-rdma",
+       "allowPrivilegedContainer: false\n", 0, true},
       {"v1", "ServiceAccount", name + "-sa", "", 1, false},
-      {"v1", "PersistentVolumeClaim", "workspace", "spec:\n  accessModes:\n  - ReadWriteMany\n  storageClassName: nfs\n  resources:\n    requests:\n      storage: 100Gi\n", 3, false},
+      {"v1", "PersistentVolumeClaim", "workspace",
+       "spec:\n  accessModes:\n  - ReadWriteMany\n  storageClassName: nfs\n  resources:\n    "
+       "requests:\n      storage: 100Gi\n",
+       3, false},
       {"v1", "ConfigMap", name + "-boot", "data:\n  boot.json: '{\"version\":1}'\n", 4, false},
-      {"image.openshift.io/v1", "ImageStream", name, "spec:\n  lookupPolicy:\n    local: true\n", 5, false},
-      {"build.openshift.io/v1", "BuildConfig", name, "spec:\n  strategy:\n    type: Docker\n", 6, false},
-      {"v1", "Service", name + "-headless", "spec:\n  clusterIP: None\n  publishNotReadyAddresses: true\n  ports:\n  - name: nccl\n    port: 29500\n", 7, false},
+      {"image.openshift.io/v1", "ImageStream", name, "spec:\n  lookupPolicy:\n    local: true\n", 5,
+       false},
+      {"build.openshift.io/v1", "BuildConfig", name, "spec:\n  strategy:\n    type: Docker\n", 6,
+       false},
+      {"v1", "Service", name + "-headless",
+       "spec:\n  clusterIP: None\n  publishNotReadyAddresses: true\n  ports:\n  - name: nccl\n    "
+       "port: 29500\n",
+       7, false},
       {"apps/v1", "StatefulSet", name,
-       "spec:\n  replicas: 2\n  serviceName: " + name + "-headless\n  podManagementPolicy: Parallel\n  template:\n    spec:\n      containers:\n      - name: main\n        image: \"x\"\n        env:\n        - name: PORT\n          value: \"8080\"\n        resources:\n          limits:\n            nvidia.com/gpu: 4\n",
+       "spec:\n  replicas: 2\n  serviceName: " + name +
+           "-headless\n  podManagementPolicy: Parallel\n  template:\n    spec:\n      "
+           "containers:\n      - name: main\n        image: \"x\"\n        env:\n        - name: "
+           "PORT\n          value: \"8080\"\n        resources:\n          limits:\n            "
+           "nvidia.com/gpu: 4\n",
        8, false},
-      {"route.openshift.io/v1", "Route", name + "-jupyter", "spec:\n  to:\n    kind: Service\n    name: jupyter\n", 9, false},
+      {"route.openshift.io/v1", "Route", name + "-jupyter",
+       "spec:\n  to:\n    kind: Service\n    name: jupyter\n", 9, false},
   };
   env.files = {{"Dockerfile", "FROM base\nRUN pip install torch\n"}};
   return env;
@@ -229,13 +253,16 @@ target::Output render(const std::vector<FakeEnv>& envs) {
   for (const FakeEnv& env : envs) {
     const std::string dir = env.cluster + "/" + env.env + "/";
     std::ostringstream json;
-    json << "{\n  \"format_version\": 1,\n  \"compiler_version\": \"0.1.0\",\n  \"target\": \"openshift\",\n"
-         << "  \"source\": \"" << env.source << "\",\n  \"cluster\": \"" << env.cluster << "\",\n  \"env\": \""
-         << env.env << "\",\n  \"namespace\": \"" << env.namespace_ << "\",\n  \"transport\": \"rdma\",\n"
+    json << "{\n  \"format_version\": 1,\n  \"compiler_version\": \"0.1.0\",\n  \"target\": "
+            "\"openshift\",\n"
+         << "  \"source\": \"" << env.source << "\",\n  \"cluster\": \"" << env.cluster
+         << "\",\n  \"env\": \"" << env.env << "\",\n  \"namespace\": \"" << env.namespace_
+         << "\",\n  \"transport\": \"rdma\",\n"
          << "  \"transport_note\": \"\",\n  \"inputs\": [";
     bool first = true;
     for (const auto& [path, bytes] : env.inputs) {
-      json << (first ? "\n" : ",\n") << "    {\"path\": \"" << path << "\", \"sha256\": \"" << sha256_hex(bytes) << "\"}";
+      json << (first ? "\n" : ",\n") << "    {\"path\": \"" << path << "\", \"sha256\": \""
+           << sha256_hex(bytes) << "\"}";
       first = false;
     }
     json << "\n  ],\n  \"objects\": [";
@@ -251,15 +278,17 @@ target::Output render(const std::vector<FakeEnv>& envs) {
       }
       json << (first ? "\n" : ",\n") << "    {\"address\": \"" << object.kind << "/" << object.name
            << "\", \"api_version\": \"" << object.api_version << "\", \"kind\": \"" << object.kind
-           << "\", \"namespace\": \"" << (object.admin ? "" : env.namespace_) << "\", \"name\": \"" << object.name
-           << "\", \"file\": \"" << file << "\", \"sha256\": \"" << sha256_hex(yaml) << "\", \"order\": "
-           << object.order << ", \"admin\": " << (object.admin ? "true" : "false") << "}";
+           << "\", \"namespace\": \"" << (object.admin ? "" : env.namespace_) << "\", \"name\": \""
+           << object.name << "\", \"file\": \"" << file << "\", \"sha256\": \"" << sha256_hex(yaml)
+           << "\", \"order\": " << object.order
+           << ", \"admin\": " << (object.admin ? "true" : "false") << "}";
       first = false;
     }
     json << "\n  ],\n  \"files\": [";
     first = true;
     for (const auto& [path, bytes] : env_files) {
-      json << (first ? "\n" : ",\n") << "    {\"path\": \"" << path << "\", \"sha256\": \"" << sha256_hex(bytes) << "\"}";
+      json << (first ? "\n" : ",\n") << "    {\"path\": \"" << path << "\", \"sha256\": \""
+           << sha256_hex(bytes) << "\"}";
       first = false;
       files[dir + path] = bytes;
     }

@@ -26,7 +26,9 @@ std::vector<std::string> find_env_dirs(const fs::path& workdir, const fs::path& 
   for (auto it = fs::recursive_directory_iterator(dir, error);
        !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
     if (it->is_regular_file() && it->path().filename() == "plan.json") {
-      out.push_back(fs::weakly_canonical(it->path().parent_path()).lexically_relative(workdir).generic_string());
+      out.push_back(fs::weakly_canonical(it->path().parent_path())
+                        .lexically_relative(workdir)
+                        .generic_string());
     }
   }
   std::sort(out.begin(), out.end());
@@ -37,7 +39,8 @@ std::vector<std::string> find_env_dirs(const fs::path& workdir, const fs::path& 
 std::vector<std::string> stale_reasons(const PlanManifest& committed, const PlanManifest& fresh) {
   std::vector<std::string> out;
   if (committed.compiler_version != fresh.compiler_version) {
-    out.push_back("compiler version " + committed.compiler_version + " -> " + fresh.compiler_version);
+    out.push_back("compiler version " + committed.compiler_version + " -> " +
+                  fresh.compiler_version);
   }
   std::map<std::string, std::string> before;
   for (const PlanDigest& input : committed.inputs) before[input.path] = input.sha256;
@@ -90,9 +93,11 @@ std::optional<EnvPlan> load_env(Repository& repo, const std::optional<ObjectId>&
   }
   std::vector<std::string> dirty = uncommitted_files(repo.workdir(), dir, admin_paths, env.files);
   if (!dirty.empty()) {
-    Diagnostic& d = diagnostics.report(Code::E0701, {}, "the plan in `" + dir + "` is not committed",
-                                       "commit it with `mlenvc plan`, or `git restore` the files");
-    for (const std::string& path : dirty) d.notes.push_back({"`" + path + "` differs from HEAD", {}});
+    Diagnostic& d =
+        diagnostics.report(Code::E0701, {}, "the plan in `" + dir + "` is not committed",
+                           "commit it with `mlenvc plan`, or `git restore` the files");
+    for (const std::string& path : dirty)
+      d.notes.push_back({"`" + path + "` differs from HEAD", {}});
     return std::nullopt;
   }
   env.applied_commit = repo.ref_target(kAppliedRefs + env.unit);
@@ -107,12 +112,14 @@ std::optional<EnvPlan> load_env(Repository& repo, const std::optional<ObjectId>&
 }
 
 // Refuses envs whose inputs no longer match a fresh render of their source (E0702).
-bool check_fresh(const std::vector<EnvPlan>& envs, const Renderer& render, Diagnostics& diagnostics) {
+bool check_fresh(const std::vector<EnvPlan>& envs, const Renderer& render,
+                 Diagnostics& diagnostics) {
   std::map<std::string, std::optional<target::Output>> renders;
   bool fresh = true;
   for (const EnvPlan& env : envs) {
     auto it = renders.find(env.manifest.source);
-    if (it == renders.end()) it = renders.emplace(env.manifest.source, render(env.manifest.source, diagnostics)).first;
+    if (it == renders.end())
+      it = renders.emplace(env.manifest.source, render(env.manifest.source, diagnostics)).first;
     if (!it->second) return false;
     std::optional<PlanManifest> now;
     for (const target::File& file : it->second->files) {
@@ -143,11 +150,13 @@ bool record_applied(Repository& repo, const EnvPlan& env, const ObjectId& head,
   ObjectId record_tree = *repo.subtree(head_tree, env.dir);
   std::vector<ObjectId> parents;
   if (previous) parents.push_back(*previous);
-  ObjectId commit = repo.create_commit(
-      record_tree, parents,
-      "mlenvc apply " + env.unit + "\n\nPlan-Commit: " + to_hex(head) + "\nPlan-Directory: " + env.dir + "\n");
+  ObjectId commit =
+      repo.create_commit(record_tree, parents,
+                         "mlenvc apply " + env.unit + "\n\nPlan-Commit: " + to_hex(head) +
+                             "\nPlan-Directory: " + env.dir + "\n");
   if (!repo.update_ref(ref, commit, previous, "mlenvc apply")) {
-    diagnostics.report(Code::E0708, {}, "`" + ref + "` moved during apply; the record was not written",
+    diagnostics.report(Code::E0708, {},
+                       "`" + ref + "` moved during apply; the record was not written",
                        "run `mlenvc apply` again");
     return false;
   }
@@ -159,7 +168,8 @@ bool record_applied(Repository& repo, const EnvPlan& env, const ObjectId& head,
 int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& diagnostics) {
   std::unique_ptr<Repository> repo = Repository::discover(fs::current_path().string());
   if (!repo || repo->workdir().empty()) {
-    diagnostics.report(Code::E0601, {}, "no git work tree contains `.`", "apply runs in the checkout that holds the plan");
+    diagnostics.report(Code::E0601, {}, "no git work tree contains `.`",
+                       "apply runs in the checkout that holds the plan");
     return 1;
   }
   const fs::path workdir = fs::weakly_canonical(repo->workdir());
@@ -167,10 +177,13 @@ int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& dia
   std::vector<std::string> given = request.plan_dirs;
   if (given.empty()) given.push_back((workdir / "plans").string());
   for (const std::string& dir : given) {
-    for (std::string& env : find_env_dirs(workdir, fs::absolute(dir))) dirs.push_back(std::move(env));
+    for (std::string& env : find_env_dirs(workdir, fs::absolute(dir)))
+      dirs.push_back(std::move(env));
   }
   if (dirs.empty()) {
-    diagnostics.report(Code::E0709, {}, "no plan.json under `" + (request.plan_dirs.empty() ? std::string("plans") : given[0]) + "`",
+    diagnostics.report(Code::E0709, {},
+                       "no plan.json under `" +
+                           (request.plan_dirs.empty() ? std::string("plans") : given[0]) + "`",
                        "run `mlenvc plan` first");
     return 1;
   }
@@ -180,7 +193,8 @@ int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& dia
     if (head.commit) head_tree = repo->commit_tree(*head.commit);
     std::vector<EnvPlan> envs;
     for (const std::string& dir : dirs) {
-      if (std::optional<EnvPlan> env = load_env(*repo, head_tree, dir, diagnostics)) envs.push_back(std::move(*env));
+      if (std::optional<EnvPlan> env = load_env(*repo, head_tree, dir, diagnostics))
+        envs.push_back(std::move(*env));
     }
     if (diagnostics.has_errors()) return 1;
     // Stale plans are refused before anything runs; the front end resolves paths from the
@@ -194,27 +208,32 @@ int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& dia
     std::set<std::string> destroyed;
     std::vector<std::vector<Step>> all_steps;
     for (const EnvPlan& env : envs) {
-      std::optional<std::vector<Step>> steps = plan_steps(env, request.steps, destroyed, diagnostics);
+      std::optional<std::vector<Step>> steps =
+          plan_steps(env, request.steps, destroyed, diagnostics);
       if (steps) all_steps.push_back(std::move(*steps));
     }
     for (const std::string& address : request.steps.allow_destroy) {
       if (destroyed.count(address) == 0) {
-        diagnostics.report(Code::E0705, {}, "--allow-destroy=" + address + " matches no object this apply deletes",
+        diagnostics.report(Code::E0705, {},
+                           "--allow-destroy=" + address + " matches no object this apply deletes",
                            "addresses are spelled as in the plan: <cluster>/<env>/<Kind>/<name>");
       }
     }
     if (diagnostics.has_errors()) return 1;
 
     std::string kubectl = request.client;
-    if (kubectl.empty()) kubectl = find_on_path("oc").value_or(find_on_path("kubectl").value_or(""));
-    std::string oc = fs::path(kubectl).filename() == "oc" ? kubectl : find_on_path("oc").value_or("");
+    if (kubectl.empty())
+      kubectl = find_on_path("oc").value_or(find_on_path("kubectl").value_or(""));
+    std::string oc =
+        fs::path(kubectl).filename() == "oc" ? kubectl : find_on_path("oc").value_or("");
     bool needs_oc = false;
     for (const auto& steps : all_steps) {
       for (const Step& step : steps) needs_oc = needs_oc || step.client == Client::Oc;
     }
     if (!request.dry_run && (kubectl.empty() || (needs_oc && oc.empty()))) {
-      diagnostics.report(Code::E0703, {}, kubectl.empty() ? "neither `oc` nor `kubectl` is on PATH"
-                                                          : "a build must start, and `oc` is not on PATH",
+      diagnostics.report(Code::E0703, {},
+                         kubectl.empty() ? "neither `oc` nor `kubectl` is on PATH"
+                                         : "a build must start, and `oc` is not on PATH",
                          "install the client, or pass --kubectl PATH");
       return 1;
     }
@@ -223,26 +242,33 @@ int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& dia
     const int timeout = parse_duration(request.steps.timeout).value_or(1800);
 
     for (std::size_t i = 0; i < envs.size(); ++i) {
-      out << (request.dry_run ? "Would apply " : "Applying ") << envs[i].unit << " from " << envs[i].dir << '\n';
+      out << (request.dry_run ? "Would apply " : "Applying ") << envs[i].unit << " from "
+          << envs[i].dir << '\n';
       for (const Step& step : all_steps[i]) {
         std::vector<std::string> argv{step.client == Client::Oc ? oc : kubectl};
         argv.insert(argv.end(), step.args.begin(), step.args.end());
         out << "$ " << shell_words(argv);
-        if (!step.input.empty()) out << " < " << (step.input_from.empty() ? "(ApplySet parent)" : step.input_from);
+        if (!step.input.empty())
+          out << " < " << (step.input_from.empty() ? "(ApplySet parent)" : step.input_from);
         out << '\n';
         out.flush();
         if (request.dry_run) continue;
         RunResult result = run_command(argv, step.input, step.waits ? timeout : 0);
         if (result.timed_out || result.status != 0) {
-          Diagnostic& d = diagnostics.report(result.timed_out ? Code::E0707 : Code::E0706, {},
-                                             "`" + shell_words(step.args) + "` " +
-                                                 (result.timed_out ? "did not finish within " + request.steps.timeout
-                                                                   : "exited with status " + std::to_string(result.status)));
-          d.notes.push_back({"nothing was pruned and `" + std::string(kAppliedRefs) + envs[i].unit + "` was not moved", {}});
+          Diagnostic& d = diagnostics.report(
+              result.timed_out ? Code::E0707 : Code::E0706, {},
+              "`" + shell_words(step.args) + "` " +
+                  (result.timed_out ? "did not finish within " + request.steps.timeout
+                                    : "exited with status " + std::to_string(result.status)));
+          d.notes.push_back({"nothing was pruned and `" + std::string(kAppliedRefs) + envs[i].unit +
+                                 "` was not moved",
+                             {}});
           return 1;
         }
       }
-      if (!request.dry_run && !record_applied(*repo, envs[i], *head.commit, *head_tree, diagnostics)) return 1;
+      if (!request.dry_run &&
+          !record_applied(*repo, envs[i], *head.commit, *head_tree, diagnostics))
+        return 1;
     }
     if (request.dry_run) out << "Dry run: nothing was run.\n";
     return 0;

@@ -18,7 +18,8 @@ namespace mlenv::plan {
 
 /// Renders root file `source` (relative to the work tree) again; nullopt when it has errors,
 /// which the renderer has already reported.
-using Renderer = std::function<std::optional<target::Output>(const std::string& source, Diagnostics&)>;
+using Renderer =
+    std::function<std::optional<target::Output>(const std::string& source, Diagnostics&)>;
 
 struct ApplyRequest {
   std::vector<std::string> plan_dirs;  ///< as given; empty: `plans/` of the repository

@@ -21,7 +21,8 @@ std::string base64url(const std::string& bytes) {
   std::size_t i = 0;
   for (; i + 2 < bytes.size(); i += 3) {
     unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) |
-                 (static_cast<unsigned char>(bytes[i + 1]) << 8) | static_cast<unsigned char>(bytes[i + 2]);
+                 (static_cast<unsigned char>(bytes[i + 1]) << 8) |
+                 static_cast<unsigned char>(bytes[i + 2]);
     out += kAlphabet[(n >> 18) & 63];
     out += kAlphabet[(n >> 12) & 63];
     out += kAlphabet[(n >> 6) & 63];
@@ -32,7 +33,8 @@ std::string base64url(const std::string& bytes) {
     out += kAlphabet[(n >> 18) & 63];
     out += kAlphabet[(n >> 12) & 63];
   } else if (i + 2 == bytes.size()) {
-    unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8);
+    unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) |
+                 (static_cast<unsigned char>(bytes[i + 1]) << 8);
     out += kAlphabet[(n >> 18) & 63];
     out += kAlphabet[(n >> 12) & 63];
     out += kAlphabet[(n >> 6) & 63];
@@ -48,7 +50,9 @@ std::string unhex(const std::string& hex) {
   return out;
 }
 
-std::string json_string(std::string_view text) { return "\"" + json_escape(text) + "\""; }
+std::string json_string(std::string_view text) {
+  return "\"" + json_escape(text) + "\"";
+}
 
 std::string scalar_json(const YAML::Node& node) {
   const std::string& text = node.Scalar();
@@ -91,9 +95,13 @@ void to_json(const YAML::Node& node, std::string& out) {
       out += ']';
       return;
     }
-    case YAML::NodeType::Scalar: out += scalar_json(node); return;
+    case YAML::NodeType::Scalar:
+      out += scalar_json(node);
+      return;
     case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined: out += "null"; return;
+    case YAML::NodeType::Undefined:
+      out += "null";
+      return;
   }
 }
 
@@ -114,7 +122,8 @@ std::string group_kind(std::string_view api_version, std::string_view kind) {
   return group.empty() ? std::string(kind) : std::string(kind) + "." + group;
 }
 
-std::string applyset_parent_json(const ApplySetParent& parent, const std::set<std::string>& group_kinds) {
+std::string applyset_parent_json(const ApplySetParent& parent,
+                                 const std::set<std::string>& group_kinds) {
   std::string kinds;
   for (const std::string& gk : group_kinds) kinds += (kinds.empty() ? "" : ",") + gk;
   return "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":" +
@@ -133,7 +142,8 @@ std::string object_json(const std::string& yaml, const std::string& label_key,
   } catch (const YAML::Exception& e) {
     throw std::runtime_error(e.what());
   }
-  if (!node.IsMap() || !node["metadata"].IsMap()) throw std::runtime_error("not a Kubernetes object");
+  if (!node.IsMap() || !node["metadata"].IsMap())
+    throw std::runtime_error("not a Kubernetes object");
   if (!label_key.empty()) {
     YAML::Node metadata = node["metadata"];
     YAML::Node labels = metadata["labels"];

@@ -22,7 +22,8 @@ ApplySetParent applyset_parent(const std::string& env, const std::string& namesp
 std::string group_kind(std::string_view api_version, std::string_view kind);
 
 /// The parent ConfigMap as JSON, listing `group_kinds` in its contains-group-kinds annotation.
-std::string applyset_parent_json(const ApplySetParent& parent, const std::set<std::string>& group_kinds);
+std::string applyset_parent_json(const ApplySetParent& parent,
+                                 const std::set<std::string>& group_kinds);
 
 /// The object of a one-document YAML file as JSON, with `labels` added to its metadata (and
 /// nothing else changed). Quoted scalars stay strings; plain ones are typed as YAML 1.2 reads

@@ -76,7 +76,8 @@ std::string shell_words(const std::vector<std::string>& argv) {
     if (!out.empty()) out += ' ';
     bool plain = !arg.empty();
     for (char c : arg) {
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./=:,@%+").find(c) != std::string_view::npos)) {
+      if (!(std::isalnum(static_cast<unsigned char>(c)) ||
+            std::string_view("-_./=:,@%+").find(c) != std::string_view::npos)) {
         plain = false;
       }
     }

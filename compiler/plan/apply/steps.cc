@@ -45,8 +45,9 @@ Step delete_step(const PlanObject& object, const std::string& applyset_id) {
   if (object.admin || object.namespace_.empty()) {
     step.args.push_back(object.name);
   } else {
-    step.args.insert(step.args.end(), {"-n", object.namespace_, "-l", std::string(kPartOf) + "=" + applyset_id,
-                                       "--field-selector", "metadata.name=" + object.name});
+    step.args.insert(step.args.end(),
+                     {"-n", object.namespace_, "-l", std::string(kPartOf) + "=" + applyset_id,
+                      "--field-selector", "metadata.name=" + object.name});
   }
   step.args.insert(step.args.end(), {"--ignore-not-found", "--wait=true"});
   return step;
@@ -102,15 +103,18 @@ std::string resource_name(const std::string& api_version, const std::string& kin
 }
 
 std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOptions& options,
-                                            std::set<std::string>& destroyed, Diagnostics& diagnostics) {
+                                            std::set<std::string>& destroyed,
+                                            Diagnostics& diagnostics) {
   const PlanManifest& plan = env.manifest;
   const ApplySetParent parent = applyset_parent(plan.env, plan.namespace_);
   std::vector<Step> steps;
   bool refused = false;
-  auto allow = [&](const std::string& address, const std::string& kind, bool admin, const char* what) {
+  auto allow = [&](const std::string& address, const std::string& kind, bool admin,
+                   const char* what) {
     if (!protected_kind(kind) && !admin) return true;
     if (options.allow_destroy.count(address) != 0) return true;
-    Diagnostic& d = diagnostics.report(Code::E0704, {}, std::string("apply would ") + what + " `" + address + "`",
+    Diagnostic& d = diagnostics.report(Code::E0704, {},
+                                       std::string("apply would ") + what + " `" + address + "`",
                                        "pass --allow-destroy=" + address + " to allow it");
     d.notes.push_back({admin ? "cluster-scoped objects in `_admin` may be used by other envs"
                              : kind + " objects are never deleted without --allow-destroy",
@@ -125,16 +129,19 @@ std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOption
     PlanTree before(env.applied_files.loader());
     PlanTree after(env.files.loader());
     for (const auto& [path, entry] : env.applied_files.entries()) {
-      if (path.starts_with(env.dir + "/")) before.add_id(env.unit + path.substr(env.dir.size()), entry.id);
+      if (path.starts_with(env.dir + "/"))
+        before.add_id(env.unit + path.substr(env.dir.size()), entry.id);
     }
     for (const auto& [path, entry] : env.files.entries()) {
-      if (path.starts_with(env.dir + "/")) after.add_id(env.unit + path.substr(env.dir.size()), entry.id);
+      if (path.starts_with(env.dir + "/"))
+        after.add_id(env.unit + path.substr(env.dir.size()), entry.id);
     }
     for (const Change& change : diff_plans(before, after).changes) {
       if (change.action != Action::Replace) continue;
       std::string local = change.address.substr(env.unit.size() + 1);
       for (const PlanObject& object : env.applied->objects) {
-        if (object.address == local && allow(change.address, object.kind, object.admin, "replace")) {
+        if (object.address == local &&
+            allow(change.address, object.kind, object.admin, "replace")) {
           replaced[local] = object;
           destroyed.insert(change.address);
         }
@@ -146,13 +153,15 @@ std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOption
     std::string path = object_path(env.dir, object);
     std::optional<std::string> yaml = env.files.read(path);
     if (!yaml) {
-      diagnostics.report(Code::E0607, {}, "`" + path + "` is listed in plan.json but not committed");
+      diagnostics.report(Code::E0607, {},
+                         "`" + path + "` is listed in plan.json but not committed");
       return std::nullopt;
     }
     try {
       return apply_step(object_json(*yaml, labelled ? kPartOf : "", parent.id), path, object);
     } catch (const std::exception& error) {
-      diagnostics.report(Code::E0607, {}, "`" + path + "` is not one Kubernetes object: " + error.what());
+      diagnostics.report(Code::E0607, {},
+                         "`" + path + "` is not one Kubernetes object: " + error.what());
       return std::nullopt;
     }
   };
@@ -188,8 +197,8 @@ std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOption
     }
     if (object.kind == "StatefulSet") {
       Step rollout;
-      rollout.args = {"rollout", "status", "statefulset/" + object.name, "-n", object.namespace_,
-                      "--timeout=" + options.timeout};
+      rollout.args = {"rollout", "status",          "statefulset/" + object.name,
+                      "-n",      object.namespace_, "--timeout=" + options.timeout};
       rollout.waits = true;
       steps.push_back(std::move(rollout));
     }
@@ -205,14 +214,16 @@ std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOption
     }
     std::reverse(gone.begin(), gone.end());
     for (const PlanObject& object : gone) {
-      std::string address = object.admin ? env.unit.substr(0, env.unit.find('/')) + "/_admin/" + object.address
-                                         : env.unit + "/" + object.address;
+      std::string address =
+          object.admin ? env.unit.substr(0, env.unit.find('/')) + "/_admin/" + object.address
+                       : env.unit + "/" + object.address;
       if (!allow(address, object.kind, object.admin, "delete")) continue;
       destroyed.insert(address);
       steps.push_back(delete_step(object, parent.id));
     }
   }
-  if (all_kinds != kinds) steps.push_back(apply_step(applyset_parent_json(parent, kinds), "", parent_object));
+  if (all_kinds != kinds)
+    steps.push_back(apply_step(applyset_parent_json(parent, kinds), "", parent_object));
   if (refused) return std::nullopt;
   return steps;
 }

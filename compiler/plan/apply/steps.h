@@ -33,8 +33,8 @@ struct EnvPlan {
   PlanManifest manifest;
   PlanTree files;  ///< committed files, paths relative to the work tree (with `_admin` ones)
   std::optional<BlobId> applied_commit;  ///< where `refs/mlenv/applied/<unit>` pointed at load
-  std::optional<PlanManifest> applied;  ///< plan.json of that record
-  PlanTree applied_files;               ///< its files, paths relative to the work tree as `dir`
+  std::optional<PlanManifest> applied;   ///< plan.json of that record
+  PlanTree applied_files;                ///< its files, paths relative to the work tree as `dir`
 };
 
 /// Options that shape the steps.
@@ -49,7 +49,8 @@ struct StepOptions {
 /// Reports E0704 for protected objects that would be deleted without --allow-destroy and
 /// E0607 for unreadable objects; adds the addresses it deletes to `destroyed`.
 std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOptions& options,
-                                            std::set<std::string>& destroyed, Diagnostics& diagnostics);
+                                            std::set<std::string>& destroyed,
+                                            Diagnostics& diagnostics);
 
 /// The resource name kubectl resolves without discovery ("statefulsets.apps").
 std::string resource_name(const std::string& api_version, const std::string& kind);

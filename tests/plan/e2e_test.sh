@@ -1,0 +1,47 @@
+#!/bin/sh
+# End to end through the mlenvc binary, in a temporary git repository: plan, edit, plan again
+# (the diff shows exactly the edit), --check on fresh and stale plans, a secret value planted in
+# the environment appears in no object, and apply against the recording oc stand-in.
+# usage: e2e_test.sh MLENVC EXAMPLES_DIR FAKE_KUBECTL
+set -eu
+mlenvc=$1 examples=$2 fake=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$tmp"
+git init -q -b main . && git config user.email t@example.com && git config user.name Test
+cp "$examples/barcelona.mlenv" cluster.mlenv
+git add cluster.mlenv && git commit -qm sources
+
+export MLENV_E2E_TOKEN=tok-canary-93b1f0
+"$mlenvc" plan cluster.mlenv > first.out || fail "first plan"
+grep -q '^  + barcelona/ml-dev-env/StatefulSet/ml-dev-env$' first.out || fail "StatefulSet not created"
+"$mlenvc" plan cluster.mlenv --check > /dev/null || fail "--check on a fresh plan"
+
+sed -i 's/^  nodes    = 2$/  nodes    = 1/' cluster.mlenv
+git commit -qam "one node"
+set +e
+"$mlenvc" plan cluster.mlenv --check > /dev/null 2> check.err; status=$?
+set -e
+[ "$status" = 1 ] || fail "--check on a stale plan exited $status"
+grep -q 'error\[E0606\]' check.err || fail "E0606 missing"
+set +e
+"$mlenvc" plan cluster.mlenv --detailed-exitcode > second.out; status=$?
+set -e
+[ "$status" = 2 ] || fail "--detailed-exitcode with changes exited $status"
+grep -q '^      ~ spec.replicas: 2 -> 1$' second.out || fail "the edit is not in the summary"
+git log -1 --format=%B | grep -q 'spec.replicas: 2 -> 1' || fail "summary not in the commit message"
+[ -z "$(git status --porcelain -- plans)" ] || fail "plan directory not clean after plan"
+
+git cat-file --batch-all-objects --batch | grep -q "$MLENV_E2E_TOKEN" && fail "a secret value was committed"
+
+mkdir bin && ln -s "$fake" bin/oc
+export MLENV_FAKE_LOG="$tmp/log"
+PATH="$tmp/bin:$PATH" "$mlenvc" apply --dry-run > dry.out || fail "dry run"
+[ ! -e "$tmp/log" ] || fail "dry run ran a command"
+PATH="$tmp/bin:$PATH" "$mlenvc" apply > apply.out || fail "apply"
+grep -q '^argv: oc apply --server-side --field-manager=mlenvc' log || fail "no server-side apply"
+grep -q '^argv: oc start-build ml-dev-env -n ' log || fail "no build"
+grep -q '^argv: oc rollout status statefulset/ml-dev-env ' log || fail "no rollout wait"
+git rev-parse -q --verify refs/mlenv/applied/barcelona/ml-dev-env > /dev/null || fail "no applied ref"
+echo "e2e: ok"
