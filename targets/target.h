@@ -38,6 +38,11 @@ class Target {
   /// Renders every env. Rules that need emitted objects report into `diagnostics`; when they
   /// report errors the output must not be used.
   virtual Output render(const ir::Program& program, Diagnostics& diagnostics) const = 0;
+  /// Only the rules of `render` (`mlenvc check`): the same diagnostics, no files. The default
+  /// renders and drops the output; a target overrides it where that is cheaper.
+  virtual void check(const ir::Program& program, Diagnostics& diagnostics) const {
+    render(program, diagnostics);
+  }
 };
 
 /// The target called `name` ("openshift"), or nullptr.

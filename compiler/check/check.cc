@@ -33,7 +33,8 @@ std::optional<ir::Program> Checker::run(const std::string& root_path) {
                               [&](const DeclState* s) { return s->decl == decl; });
     if (found == it->second.end() || !(*found)->value) continue;
     DeclState& state = **found;
-    ValuePtr env = clone(*state.value);
+    // Completed in place: the defaults it gains are what any reader of the env would get.
+    ValuePtr env = state.value;
     std::size_t errors = diagnostics_.error_count();
     complete(*env, *state.schema, state, "");
     if (diagnostics_.error_count() != errors) continue;

@@ -66,6 +66,16 @@ std::vector<Object> env_objects(const EnvLayout& layout) {
   return objects;
 }
 
+void OpenShiftTarget::check(const ir::Program& program, Diagnostics& diagnostics) const {
+  // The rules a program can break. check_rails and check_routes guard the target's own
+  // objects (no program reaches them), so they run only where objects are built: render.
+  for (const ir::Env& env : program.envs) {
+    check_pinned_image(env, diagnostics);
+    check_exposure(env, diagnostics);
+    check_names(make_layout(env), diagnostics);
+  }
+}
+
 Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnostics) const {
   Output out;
   kube::PlanContext context;
