@@ -220,10 +220,11 @@ void Checker::apply_block(Value& target, const ast::Block& block, const SchemaDe
                             "list longer than " + std::to_string(limits::kMaxListLength));
         continue;
       }
-      for (auto& item : more->items) existing->value->items.push_back(item);
+      Value& list = unshare(existing->value);
+      for (auto& item : more->items) list.items.push_back(item);
       existing->assigned = key_range;
     } else if (mergeable) {
-      apply_block(*existing->value, *literal_block,
+      apply_block(unshare(existing->value), *literal_block,
                   type->kind == Type::Kind::Schema ? type->schema : nullptr,
                   type->kind == Type::Kind::Map ? type->element.get() : nullptr, module,
                   depth + 1);

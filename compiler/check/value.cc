@@ -18,11 +18,11 @@ const Value* Value::get(const std::string& name) const {
   return s ? s->value.get() : nullptr;
 }
 
-ValuePtr clone(const Value& value) {
-  auto copy = std::make_shared<Value>(value);
-  for (auto& item : copy->items) item = clone(*item);
-  for (Slot& s : copy->slots) s.value = clone(*s.value);
-  return copy;
+ValuePtr clone(const Value& value) { return std::make_shared<Value>(value); }
+
+Value& unshare(ValuePtr& value) {
+  if (value.use_count() > 1) value = clone(*value);
+  return *value;
 }
 
 }  // namespace mlenv::check

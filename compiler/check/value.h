@@ -43,7 +43,11 @@ struct Value {
 
 using ValuePtr = std::shared_ptr<Value>;
 
-/// A deep copy, so merging into a child never changes its parent's value.
+/// A shallow copy: children stay shared until written through `unshare` (copy on write), so
+/// `extends` and references cost one node, not a whole tree.
 ValuePtr clone(const Value& value);
+/// Makes `value` the only owner of its node before it is changed, so a child never changes
+/// its parent's (or any other sharer's) value.
+Value& unshare(ValuePtr& value);
 
 }  // namespace mlenv::check
