@@ -89,7 +89,6 @@ void Checker::check_rules(const Value& env, const DeclState& state) {
   const Value* cluster = env.get("cluster");
   const Value* rdma = get_path(cluster, {"network", "rdma"});
   const std::string env_name = state.decl->name.name;
-  SourceRange env_range = state.module->at(state.decl->name);
 
   if (rdma) {
     std::map<std::string, SourceRange> devices, interfaces;
@@ -185,7 +184,6 @@ void Checker::check_rules(const Value& env, const DeclState& state) {
     diagnostics_.report(Code::E0501, scc->range, "the `privileged` SCC is never granted",
                         "unset `scc` to get an IPC_LOCK-only SCC, or name one that allows it");
   }
-  (void)env_range;
 }
 
 ir::Env Checker::lower(const Value& env, const DeclState& state) {
