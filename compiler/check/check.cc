@@ -71,14 +71,13 @@ std::string describe_type(const std::string& name) {
       std::string needle = std::string(word) + name + " ";
       std::size_t at = text.find(needle);
       if (at == std::string_view::npos || (at > 0 && text[at - 1] != '\n')) continue;
-      // Include the `///` lines above the declaration, and stop at its closing brace.
+      // Include the `///` lines directly above the declaration.
       std::size_t start = at;
-      while (start > 0) {
-        std::size_t prev = text.rfind('\n', start - 2 < start ? start - 2 : 0);
-        std::size_t line = prev == std::string_view::npos ? 0 : prev + 1;
+      while (start >= 2) {  // `start` begins a line; the previous line ends at start - 2
+        std::size_t line = text.rfind('\n', start - 2);
+        line = line == std::string_view::npos ? 0 : line + 1;
         if (text.substr(line, 3) != "///") break;
         start = line;
-        if (line == 0) break;
       }
       std::size_t end = text.find("\n}", at);
       end = end == std::string_view::npos ? text.size() : end + 2;

@@ -16,8 +16,6 @@ extern const std::size_t kStdlibFiles_count;
 namespace mlenv::check {
 namespace {
 
-constexpr const char* kDeclKinds[] = {"cluster", "image", "env", "storage", "network"};
-
 std::string with_extension(std::string path) {
   if (path.size() < 6 || path.compare(path.size() - 6, 6, ".mlenv") != 0) path += ".mlenv";
   return path;
@@ -163,11 +161,11 @@ void Checker::declare(Module& module) {
     DeclState& state = decls_.emplace_back();
     state.decl = decl;
     state.module = &module;
-    for (const char* kind : kDeclKinds) {
+    for (const char* kind : kDeclarationKinds) {
       if (decl->kind.name == kind) state.schema = types_.schema(kind);
     }
     if (!state.schema) {
-      std::vector<std::string> kinds(std::begin(kDeclKinds), std::end(kDeclKinds));
+      std::vector<std::string> kinds(std::begin(kDeclarationKinds), std::end(kDeclarationKinds));
       std::string hint = closest_name(decl->kind.name, kinds);
       diagnostics_.report(Code::E0208, module.at(decl->kind),
                           "unknown declaration kind `" + decl->kind.name + "`",

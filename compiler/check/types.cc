@@ -11,8 +11,6 @@ extern const std::size_t kSchemaFiles_count;
 namespace mlenv::check {
 namespace {
 
-constexpr const char* kKinds[] = {"cluster", "image", "env", "storage", "network"};
-
 struct TypeBuilder {
   TypeRegistry& registry;
   Diagnostics& diagnostics;
@@ -132,7 +130,7 @@ std::unique_ptr<TypeRegistry> load_types(SourceManager& sources, Diagnostics& di
         def.name = schema->name.name;
         def.doc = schema->doc;
         def.range = {file, schema->begin, schema->end};
-        for (const char* kind : kKinds) def.is_kind |= def.name == kind;
+        for (const char* kind : kDeclarationKinds) def.is_kind |= def.name == kind;
       } else if (const auto* enumeration = boost::get<ast::Enum>(&item)) {
         EnumDef& def = registry->enums[enumeration->name.name];
         def.name = enumeration->name.name;

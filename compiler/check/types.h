@@ -18,6 +18,10 @@ namespace mlenv::check {
 struct SchemaDef;
 struct EnumDef;
 
+/// The declaration kinds; each is also the name of its schema.
+inline constexpr const char* kDeclarationKinds[] = {"cluster", "image", "env", "storage",
+                                                   "network"};
+
 /// A field's type: a built-in (with its refinement), list/map of a type, an enum or a schema.
 struct Type {
   enum class Kind { String, Name, Int, Port, Bool, Quantity, Duration, List, Map, Enum, Schema };

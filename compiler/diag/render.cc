@@ -79,9 +79,9 @@ std::string json_escape(std::string_view text) {
       case '\t': out += "\\t"; break;
       case '\r': out += "\\r"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
           char buffer[8];
-          std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+          std::snprintf(buffer, sizeof buffer, "\\u%04x", static_cast<unsigned char>(c));
           out += buffer;
         } else {
           out += c;

@@ -12,7 +12,8 @@ void render_text(std::ostream& out, const SourceManager& sources, const Diagnost
                  bool color = false);
 /// One JSON object per line: file, byte range, line/column range, code, severity, message, notes.
 void render_json(std::ostream& out, const SourceManager& sources, const Diagnostic& diagnostic);
-/// Escapes a string for inclusion in JSON (without the surrounding quotes).
+/// Escapes a string for inclusion in JSON (without the surrounding quotes); control
+/// characters and DEL become `\uXXXX`.
 std::string json_escape(std::string_view text);
 
 }  // namespace mlenv

@@ -56,13 +56,7 @@ int run_apply(const Args& args) {
   request.render = [](const std::string& source, Diagnostics&) -> std::optional<target::Output> {
     DiskFileSystem disk;
     std::unique_ptr<Compilation> compilation = compile(source, disk);
-    std::optional<target::Output> output;
-    if (compilation->program) {
-      Diagnostics target_diagnostics;
-      output = target::make_target("openshift")->render(*compilation->program, target_diagnostics);
-      compilation->diagnostics.append(target_diagnostics);
-      if (target_diagnostics.has_errors()) output.reset();
-    }
+    std::optional<target::Output> output = render(*compilation, *target::make_target("openshift"));
     print_diagnostics(*compilation, false);
     return output;
   };

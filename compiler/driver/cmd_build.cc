@@ -86,15 +86,10 @@ int run_build(const Args& args) {
 
   DiskFileSystem disk;
   auto compilation = compile(options.positional[0], disk);
-  if (!compilation->program) {
-    print_diagnostics(*compilation, json);
-    return 1;
-  }
-  ir::Program& program = *compilation->program;
-  if (program.source.empty()) program.source = options.positional[0];
-  target::Output output = target->render(program, compilation->diagnostics);
+  std::optional<target::Output> rendered = render(*compilation, *target);
   print_diagnostics(*compilation, json);
-  if (compilation->diagnostics.has_errors()) return 1;
+  if (!rendered) return 1;
+  const target::Output& output = *rendered;
   if (!documents.empty() && !validate(output, documents)) return 1;
   if (!out_dir) return 0;
 

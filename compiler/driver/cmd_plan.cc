@@ -91,13 +91,8 @@ std::optional<target::Output> render(const std::string& workdir, const std::stri
   fs::current_path(workdir);
   DiskFileSystem disk;
   std::unique_ptr<Compilation> compilation = compile(source, disk);
-  std::optional<target::Output> output;
-  if (compilation->program) {
-    Diagnostics target_diagnostics;
-    output = target::make_target("openshift")->render(*compilation->program, target_diagnostics);
-    compilation->diagnostics.append(target_diagnostics);
-    if (target_diagnostics.has_errors()) output.reset();
-  }
+  std::optional<target::Output> output =
+      driver::render(*compilation, *target::make_target("openshift"));
   fs::current_path(cwd);
   print_diagnostics(*compilation, json);
   return output;

@@ -15,6 +15,13 @@ std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& 
   return compilation;
 }
 
+std::optional<target::Output> render(Compilation& compilation, const target::Target& target) {
+  if (!compilation.program) return std::nullopt;
+  target::Output output = target.render(*compilation.program, compilation.diagnostics);
+  if (compilation.diagnostics.has_errors()) return std::nullopt;
+  return output;
+}
+
 void print_diagnostics(const Compilation& compilation, bool json) {
   bool color = !json && ::isatty(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr;
   std::size_t warnings = 0;

@@ -10,6 +10,7 @@
 #include "compiler/base/source.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/ir/program.h"
+#include "targets/target.h"
 
 namespace mlenv::driver {
 
@@ -21,6 +22,10 @@ struct Compilation {
 
 /// Compiles the file at `path` and everything it imports (`std/...` from the embedded stdlib).
 std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files);
+
+/// Renders the compiled program with `target`, adding the target's diagnostics to the
+/// compilation's; the output only when there are no errors at all.
+std::optional<target::Output> render(Compilation& compilation, const target::Target& target);
 
 /// Prints every diagnostic of `compilation` to stderr as text or JSON lines, and a summary
 /// line in text mode when there were errors.

@@ -1,30 +1,13 @@
 #include "targets/common/json_writer.h"
 
-#include <cstdio>
+#include "compiler/diag/render.h"
 
 namespace mlenv::target {
 namespace {
 
 void append_string(std::string& out, const std::string& s) {
   out += '"';
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (u < 0x20 || u == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", u);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
+  out += json_escape(s);
   out += '"';
 }
 
