@@ -31,17 +31,27 @@ struct Output {
   std::vector<std::string> notes;
 };
 
+/// How much `render` produces.
+enum class Scope : unsigned char {
+  /// The whole output tree: objects, Dockerfiles, boot.json, kustomizations, plan.json with the
+  /// hash of every file, and the runtime sources (`build -o DIR`, `plan`, `apply`).
+  Tree,
+  /// Only the object files and the stream (`build -o -`, `build --openapi`): nothing is hashed.
+  Objects,
+};
+
 class Target {
  public:
   virtual ~Target() = default;
   virtual std::string_view name() const = 0;
   /// Renders every env. Rules that need emitted objects report into `diagnostics`; when they
-  /// report errors the output must not be used.
-  virtual Output render(const ir::Program& program, Diagnostics& diagnostics) const = 0;
+  /// report errors the output must not be used. Both scopes give the same objects, byte for byte.
+  virtual Output render(const ir::Program& program, Diagnostics& diagnostics,
+                        Scope scope) const = 0;
   /// Only the rules of `render` (`mlenvc check`): the same diagnostics, no files. The default
   /// renders and drops the output; a target overrides it where that is cheaper.
   virtual void check(const ir::Program& program, Diagnostics& diagnostics) const {
-    render(program, diagnostics);
+    render(program, diagnostics, Scope::Objects);
   }
 };
 

@@ -86,7 +86,9 @@ int run_build(const Args& args) {
 
   DiskFileSystem disk;
   auto compilation = compile(options.positional[0], disk);
-  std::optional<target::Output> rendered = render(*compilation, *target);
+  bool tree = out_dir && *out_dir != "-";
+  std::optional<target::Output> rendered =
+      render(*compilation, *target, tree ? target::Scope::Tree : target::Scope::Objects);
   print_diagnostics(*compilation, json);
   if (!rendered) return 1;
   const target::Output& output = *rendered;

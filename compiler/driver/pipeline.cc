@@ -15,9 +15,10 @@ std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& 
   return compilation;
 }
 
-std::optional<target::Output> render(Compilation& compilation, const target::Target& target) {
+std::optional<target::Output> render(Compilation& compilation, const target::Target& target,
+                                     target::Scope scope) {
   if (!compilation.program) return std::nullopt;
-  target::Output output = target.render(*compilation.program, compilation.diagnostics);
+  target::Output output = target.render(*compilation.program, compilation.diagnostics, scope);
   if (compilation.diagnostics.has_errors()) return std::nullopt;
   return output;
 }

@@ -25,7 +25,8 @@ std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& 
 
 /// Renders the compiled program with `target`, adding the target's diagnostics to the
 /// compilation's; the output only when there are no errors at all.
-std::optional<target::Output> render(Compilation& compilation, const target::Target& target);
+std::optional<target::Output> render(Compilation& compilation, const target::Target& target,
+                                     target::Scope scope = target::Scope::Tree);
 
 /// Prints every diagnostic of `compilation` to stderr as text or JSON lines, and a summary
 /// line in text mode when there were errors.

@@ -16,13 +16,22 @@ Value Value::strings(std::initializer_list<std::string_view> items) {
   return out;
 }
 
+// Most maps and sequences of an object hold a few entries: start with room for four rather
+// than growing one, two, four (this is most of the allocation in rendering a fleet).
+constexpr std::size_t kFirstCapacity = 4;
+
 Value& Value::set(std::string key, Value value) {
+  if (keys_.capacity() == 0) {
+    keys_.reserve(kFirstCapacity);
+    items_.reserve(kFirstCapacity);
+  }
   keys_.push_back(std::move(key));
   items_.push_back(std::move(value));
   return items_.back();
 }
 
 Value& Value::push(Value value) {
+  if (items_.capacity() == 0) items_.reserve(kFirstCapacity);
   items_.push_back(std::move(value));
   return items_.back();
 }

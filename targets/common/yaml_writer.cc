@@ -203,8 +203,13 @@ void write_node(std::string& out, const Value& v, int indent, bool inline_first)
 }  // namespace
 
 bool yaml_needs_quotes(std::string_view s) {
-  if (s.empty() || is_reserved_word(s) || looks_numeric(s)) return true;
+  if (s.empty()) return true;
   char first = s.front();
+  // The longest reserved word has five characters; a number starts with a sign, dot or digit.
+  if (s.size() <= 5 && is_reserved_word(s)) return true;
+  if ((is_digit(first) || first == '+' || first == '-' || first == '.') && looks_numeric(s)) {
+    return true;
+  }
   if (first == ' ' || s.back() == ' ' || s.back() == ':') return true;
   if (is_indicator(first)) {
     // `--flag` and `-x` read back as plain strings; `- x`, `-`, `---` and `-1` do not.
@@ -229,6 +234,7 @@ void write_yaml(std::string& out, const Value& value) {
 
 std::string to_yaml(const Value& value) {
   std::string out;
+  out.reserve(1024);  // most objects fit: no regrowth while writing
   write_yaml(out, value);
   return out;
 }

@@ -24,13 +24,13 @@ std::map<std::string, std::string> cluster_labels(const std::string& cluster) {
 }
 
 struct ClusterAdmin {
-  std::vector<File> files;           ///< `_admin/` object files, by address
-  std::set<std::string> addresses;
+  std::vector<File> files;                     ///< `_admin/` object files, in first-seen order
+  std::map<std::string, std::string> hashes;  ///< address -> SHA-256 of its file ("" unhashed)
 };
 
 }  // namespace
 
-std::vector<Object> env_objects(const EnvLayout& layout) {
+std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot_json) {
   const ir::Env& env = *layout.env;
   std::vector<Object> objects;
   if (layout.custom_scc) objects.push_back(ipc_lock_scc(cluster_labels(layout.cluster)));
@@ -38,7 +38,7 @@ std::vector<Object> env_objects(const EnvLayout& layout) {
   append(objects, scc_grant(layout));
   append(objects, kube::network_attachments(layout));
   append(objects, kube::shared_claims(layout));
-  objects.push_back(kube::boot_config_map(layout, kube::boot_json(layout)));
+  objects.push_back(kube::boot_config_map(layout, boot_json));
   objects.push_back(image_stream(layout));
   objects.push_back(build_config(layout));
   objects.push_back(kube::headless_service(layout));
@@ -76,14 +76,16 @@ void OpenShiftTarget::check(const ir::Program& program, Diagnostics& diagnostics
   }
 }
 
-Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnostics) const {
+Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnostics,
+                              Scope scope) const {
+  const bool tree = scope == Scope::Tree;
   Output out;
   kube::PlanContext context;
   context.target = "openshift";
   context.source = program.source;
-  context.inputs = kube::plan_inputs(program.inputs);
+  if (tree) context.inputs = kube::plan_inputs(program.inputs);
   std::map<std::string, ClusterAdmin> admin;
-  std::vector<std::pair<std::string, std::size_t>> stream;  // (apply key, file index)
+  std::vector<std::size_t> stream;  // env object files, in apply order within each env
   std::set<std::string> notes;
 
   for (const ir::Env& env : program.envs) {
@@ -91,43 +93,52 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
     check_exposure(env, diagnostics);
     EnvLayout layout = make_layout(env);
     check_names(layout, diagnostics);
-    std::vector<Object> objects = env_objects(layout);
+    std::string boot = kube::boot_json(layout);
+    std::vector<Object> objects = env_objects(layout, boot);
     check_rails(layout, objects, diagnostics);
     check_routes(env, objects, diagnostics);
 
     std::vector<kube::PlannedObject> planned;
     std::vector<kube::PlannedFile> listed;
     std::vector<std::string> resources;
+    auto hash = [tree](const std::string& bytes) { return tree ? sha256_hex(bytes) : ""; };
     for (const Object& o : objects) {
-      std::string bytes = to_yaml(o.body);
-      std::string hash = sha256_hex(bytes);
+      std::string file = o.file_name();
       if (o.admin) {
-        std::string file = o.file_name();
-        planned.push_back({&o, "../_admin/" + file, hash});
+        // Every env of a cluster carries the cluster's admin objects; one copy is written.
         ClusterAdmin& a = admin[layout.cluster];
-        if (a.addresses.insert(o.address()).second) {
+        auto seen = a.hashes.find(o.address());
+        if (seen == a.hashes.end()) {
+          std::string bytes = to_yaml(o.body);
+          seen = a.hashes.emplace(o.address(), hash(bytes)).first;
           a.files.push_back({layout.cluster + "/_admin/" + file, std::move(bytes)});
         }
+        planned.push_back({&o, "../_admin/" + file, seen->second});
         continue;
       }
-      std::string file = o.file_name();
-      planned.push_back({&o, file, hash});
-      listed.push_back({file, hash});
-      resources.push_back(file);
-      stream.emplace_back(layout.dir, out.files.size());
-      out.files.push_back({layout.dir + "/" + file, std::move(bytes)});
+      std::string bytes = to_yaml(o.body);
+      if (tree) {
+        std::string sha = hash(bytes);
+        planned.push_back({&o, file, sha});
+        listed.push_back({file, std::move(sha)});
+        resources.push_back(file);
+      }
+      stream.push_back(out.files.size());
+      out.files.push_back({layout.dir + "/" + std::move(file), std::move(bytes)});
     }
-    auto add_file = [&](std::string name, std::string bytes) {
-      listed.push_back({name, sha256_hex(bytes)});
-      out.files.push_back({layout.dir + "/" + name, std::move(bytes)});
-    };
-    add_file("Dockerfile", dockerfile(layout));
-    add_file("boot.json", kube::boot_json(layout));
-    add_file("kustomization.yaml", kube::kustomization(resources));
-    std::sort(listed.begin(), listed.end(),
-              [](const auto& a, const auto& b) { return a.path < b.path; });
-    out.files.push_back(
-        {layout.dir + "/plan.json", kube::plan_json(layout, context, planned, listed)});
+    if (tree) {
+      auto add_file = [&](std::string name, std::string bytes) {
+        listed.push_back({name, sha256_hex(bytes)});
+        out.files.push_back({layout.dir + "/" + name, std::move(bytes)});
+      };
+      add_file("Dockerfile", dockerfile(layout));
+      add_file("boot.json", std::move(boot));
+      add_file("kustomization.yaml", kube::kustomization(resources));
+      std::sort(listed.begin(), listed.end(),
+                [](const auto& a, const auto& b) { return a.path < b.path; });
+      out.files.push_back(
+          {layout.dir + "/plan.json", kube::plan_json(layout, context, planned, listed)});
+    }
 
     if (!layout.services.empty()) {
       notes.insert("create the Secret `" + cookie_secret_name(layout) + "` in namespace `" +
@@ -150,11 +161,14 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
       admin_stream.push_back(out.files.size());
       out.files.push_back(std::move(f));
     }
-    out.files.push_back({cluster + "/_admin/kustomization.yaml", kube::kustomization(resources)});
+    if (tree) {
+      out.files.push_back(
+          {cluster + "/_admin/kustomization.yaml", kube::kustomization(resources)});
+    }
     notes.insert("cluster-admin must apply " + cluster + "/_admin/ (oc apply -k " + cluster +
                  "/_admin) before the envs of cluster `" + cluster + "`");
   }
-  if (!program.envs.empty()) {
+  if (tree && !program.envs.empty()) {
     for (const auto& [path, bytes] : runtime_sources()) {
       out.files.push_back({std::string(kRuntimeDir) + "/" + std::string(path), std::string(bytes)});
     }
@@ -175,7 +189,7 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
   }
   out.files = std::move(sorted);
   for (std::size_t i : admin_stream) out.stream.push_back(where[i]);
-  for (const auto& [dir, i] : stream) out.stream.push_back(where[i]);
+  for (std::size_t i : stream) out.stream.push_back(where[i]);
   out.notes.assign(notes.begin(), notes.end());
   return out;
 }

@@ -10,11 +10,13 @@ namespace mlenv::target::openshift {
 class OpenShiftTarget : public Target {
  public:
   std::string_view name() const override { return "openshift"; }
-  Output render(const ir::Program& program, Diagnostics& diagnostics) const override;
+  Output render(const ir::Program& program, Diagnostics& diagnostics,
+                Scope scope) const override;
   void check(const ir::Program& program, Diagnostics& diagnostics) const override;
 };
 
-/// The objects of one env in apply order (cluster-scoped ones included, marked `admin`).
-std::vector<Object> env_objects(const EnvLayout& layout);
+/// The objects of one env in apply order (cluster-scoped ones included, marked `admin`);
+/// `boot_json` is the env's bootstrap config (kube::boot_json), which its ConfigMap holds.
+std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot_json);
 
 }  // namespace mlenv::target::openshift

@@ -33,6 +33,25 @@ TEST_CASE("every fixture renders without diagnostics, deterministically", "[rend
   }
 }
 
+TEST_CASE("the objects scope gives the tree's objects and stream, and nothing else", "[render]") {
+  for (auto& [name, program] : all_fixtures()) {
+    INFO(name);
+    Diagnostics d1, d2;
+    target::Output tree = render(program, d1, target::Scope::Tree);
+    target::Output objects = render(program, d2, target::Scope::Objects);
+    CHECK(d2.all().size() == d1.all().size());
+    CHECK(objects.notes == tree.notes);
+    REQUIRE(objects.stream.size() == tree.stream.size());
+    REQUIRE(objects.files.size() == objects.stream.size());
+    for (std::size_t i = 0; i < tree.stream.size(); ++i) {
+      const target::File& a = tree.files[tree.stream[i]];
+      const target::File& b = objects.files[objects.stream[i]];
+      CHECK(a.path == b.path);
+      CHECK(a.content == b.content);
+    }
+  }
+}
+
 TEST_CASE("each env directory holds the emitted tree of product.md", "[render]") {
   Diagnostics d;
   target::Output out = render(program_of({barcelona_env()}), d);

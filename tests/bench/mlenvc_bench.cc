@@ -1,0 +1,131 @@
+// Whole-process benchmark of `mlenvc` (prints numbers; not a test): `check` and `build` of a
+// given example, `check` of generated programs of N clusters, images and envs, and `build` of
+// a generated fleet of 1,000 envs over 100 clusters, as a stream and as a tree; peak memory of
+// each child from wait4.
+//   mlenvc_bench MLENVC EXAMPLE [RUNS]
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Run {
+  double ms;
+  long max_rss_kb;
+  int status;
+};
+
+// Runs `mlenvc ARGS...` with stdout and stderr on /dev/null.
+Run run(const std::string& mlenvc, const std::vector<std::string>& args) {
+  std::vector<char*> argv{const_cast<char*>(mlenvc.c_str())};
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execv(mlenvc.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                  .count();
+  return {ms, usage.ru_maxrss, WIFEXITED(status) ? WEXITSTATUS(status) : 128};
+}
+
+// Runs `mlenvc ARGS...` `runs` times and prints the median, the minimum and the peak RSS;
+// `before` runs ahead of each (untimed), e.g. to remove the previous output tree.
+bool measure(const std::string& what, const std::string& mlenvc,
+             const std::vector<std::string>& args, int runs, void (*before)() = nullptr) {
+  std::vector<double> times;
+  long rss = 0;
+  for (int i = 0; i < runs; ++i) {
+    if (before) before();
+    Run r = run(mlenvc, args);
+    if (r.status != 0) {
+      std::fprintf(stderr, "%s: mlenvc exited with %d\n", what.c_str(), r.status);
+      return false;
+    }
+    times.push_back(r.ms);
+    rss = std::max(rss, r.max_rss_kb);
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("%-52s median %8.2f ms, min %8.2f ms, peak RSS %6.1f MB (%d runs)\n", what.c_str(),
+              times[times.size() / 2], times.front(), rss / 1024.0, runs);
+  return true;
+}
+
+// `envs` envs over `clusters` clusters (each with four RDMA rails and per-pod storage), one
+// image per env extending the stdlib's, every env multi-node with three exposed services.
+std::string fleet(int envs, int clusters) {
+  std::string out = "import \"std/profiles/h100\"\nimport \"std/images/pytorch\"\n\n";
+  for (int i = 0; i < clusters; ++i) {
+    std::string c = "c" + std::to_string(i);
+    out += "cluster " + c + " extends h100.node4 {\n  api = \"api." + c +
+           ".example.com\"\n  namespace = \"ns-" + c + "\"\n  nodes = [\"" + c + "-a\", \"" + c +
+           "-b\"]\n  storage {\n    mode = per_pod\n    class = \"ceph-rbd\"\n  }\n"
+           "  network {\n    rdma {\n      rails = [\n";
+    for (int r = 0; r < 4; ++r) {
+      out += "        { device = \"mlx5_" + std::to_string(r + 2) + "\", interface = \"net" +
+             std::to_string(r + 1) + "\" },\n";
+    }
+    out += "      ]\n      gid_index = 3\n    }\n  }\n}\n\n";
+  }
+  for (int i = 0; i < envs; ++i) {
+    std::string e = "e" + std::to_string(i), c = "c" + std::to_string(i % clusters);
+    out += "image " + e + " extends pytorch.pytorch29 {\n  pip += [\"pkg" + std::to_string(i) +
+           "\"]\n}\n\n";
+    out += "env " + e + " {\n  cluster = " + c + "\n  image = " + e +
+           "\n  nodes = 2\n  network = rdma\n  services = [vscode, jupyter, tensorboard]\n}\n\n";
+  }
+  return out;
+}
+
+const std::string kTree = "/tmp/mlenv_bench_tree";
+void remove_tree() { std::filesystem::remove_all(kTree); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: mlenvc_bench MLENVC EXAMPLE [RUNS]\n");
+    return 2;
+  }
+  std::string mlenvc = argv[1], example = argv[2];
+  int runs = argc > 3 ? std::atoi(argv[3]) : 30;
+  bool ok = measure("check " + example, mlenvc, {"check", example}, runs) &&
+            measure("build " + example + " -o DIR", mlenvc, {"build", example, "-o", kTree}, runs,
+                    remove_tree);
+  for (int n : {250, 500, 1000}) {
+    if (!ok) break;
+    std::string path = "/tmp/mlenv_bench_" + std::to_string(n) + ".mlenv";
+    std::ofstream(path) << fleet(n, n);
+    ok = measure("check " + std::to_string(n) + " clusters+images+envs", mlenvc, {"check", path},
+                 5);
+    std::remove(path.c_str());
+  }
+  std::string path = "/tmp/mlenv_bench_fleet.mlenv";
+  std::ofstream(path) << fleet(1000, 100);
+  ok = ok && measure("build fleet (1,000 envs, 100 clusters) -o -", mlenvc,
+                     {"build", path, "-o", "-"}, 5) &&
+       measure("build fleet (1,000 envs, 100 clusters) -o DIR", mlenvc,
+               {"build", path, "-o", kTree}, 5, remove_tree);
+  remove_tree();
+  std::remove(path.c_str());
+  return ok ? 0 : 1;
+}
