@@ -1,5 +1,5 @@
 #pragma once
-// SHA-256 (FIPS 180-4) for content hashes in plan.json: small, dependency-free, deterministic.
+// SHA-256 (FIPS 180-4) for content hashes in plan.json, from OpenSSL's libcrypto.
 
 #include <string>
 #include <string_view>
