@@ -9,7 +9,7 @@
 #include "compiler/driver/pipeline.h"
 #include "compiler/diag/render.h"
 #include "targets/openapi/openapi.h"
-#include "targets/output_writer.h"
+#include "compiler/plan/output_writer.h"
 #include "targets/target.h"
 
 namespace mlenv::driver {
@@ -96,9 +96,9 @@ int run_build(const Args& args) {
   if (!out_dir) return 0;
 
   if (*out_dir == "-") {
-    target::write_object_stream(output, std::cout);
+    plan::write_object_stream(output, std::cout);
   } else {
-    std::string error = target::write_output_tree(output, *out_dir);
+    std::string error = plan::write_output_tree(output, *out_dir);
     if (!error.empty()) {
       std::cerr << "mlenvc build: " << error << '\n';
       return 1;

@@ -1,10 +1,10 @@
-#include "targets/output_writer.h"
+#include "compiler/plan/output_writer.h"
 
 #include <cstdio>
 #include <filesystem>
 #include <set>
 
-namespace mlenv::target {
+namespace mlenv::plan {
 namespace {
 
 bool is_safe_relative(const std::string& path) {
@@ -22,11 +22,11 @@ bool is_safe_relative(const std::string& path) {
 
 }  // namespace
 
-std::string write_output_tree(const Output& output, const std::string& root) {
+std::string write_output_tree(const target::Output& output, const std::string& root) {
   namespace fs = std::filesystem;
   std::set<std::string> made;
   std::error_code ec;
-  for (const File& f : output.files) {
+  for (const target::File& f : output.files) {
     if (!is_safe_relative(f.path)) return "refusing to write `" + f.path + "` outside the output";
     fs::path full = fs::path(root) / f.path;
     std::string dir = full.parent_path().string();
@@ -43,10 +43,10 @@ std::string write_output_tree(const Output& output, const std::string& root) {
   return "";
 }
 
-void write_object_stream(const Output& output, std::ostream& out) {
+void write_object_stream(const target::Output& output, std::ostream& out) {
   for (std::size_t i : output.stream) {
     out << "---\n" << output.files[i].content;
   }
 }
 
-}  // namespace mlenv::target
+}  // namespace mlenv::plan

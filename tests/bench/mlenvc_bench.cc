@@ -48,15 +48,26 @@ Run run(const std::string& mlenvc, const std::vector<std::string>& args) {
   return {ms, usage.ru_maxrss, WIFEXITED(status) ? WEXITSTATUS(status) : 128};
 }
 
+// Output trees: each timed run writes a new one, and all are removed at the end, because
+// creating files right after deleting as many is several times slower on ext4 without a
+// journal (the kernel steps over recently freed inodes), which would time the benchmark's
+// own clean-up rather than mlenvc.
+const std::string kTrees = "/tmp/mlenv_bench_trees";
+int tree_count = 0;
+std::string next_tree() { return kTrees + "/" + std::to_string(tree_count++); }
+
 // Runs `mlenvc ARGS...` `runs` times and prints the median, the minimum and the peak RSS;
-// `before` runs ahead of each (untimed), e.g. to remove the previous output tree.
+// an argument "DIR" is replaced by a new output directory each run.
 bool measure(const std::string& what, const std::string& mlenvc,
-             const std::vector<std::string>& args, int runs, void (*before)() = nullptr) {
+             const std::vector<std::string>& args, int runs) {
   std::vector<double> times;
   long rss = 0;
   for (int i = 0; i < runs; ++i) {
-    if (before) before();
-    Run r = run(mlenvc, args);
+    std::vector<std::string> actual = args;
+    for (std::string& a : actual) {
+      if (a == "DIR") a = next_tree();
+    }
+    Run r = run(mlenvc, actual);
     if (r.status != 0) {
       std::fprintf(stderr, "%s: mlenvc exited with %d\n", what.c_str(), r.status);
       return false;
@@ -96,8 +107,6 @@ std::string fleet(int envs, int clusters) {
   return out;
 }
 
-const std::string kTree = "/tmp/mlenv_bench_tree";
-void remove_tree() { std::filesystem::remove_all(kTree); }
 
 }  // namespace
 
@@ -109,8 +118,7 @@ int main(int argc, char** argv) {
   std::string mlenvc = argv[1], example = argv[2];
   int runs = argc > 3 ? std::atoi(argv[3]) : 30;
   bool ok = measure("check " + example, mlenvc, {"check", example}, runs) &&
-            measure("build " + example + " -o DIR", mlenvc, {"build", example, "-o", kTree}, runs,
-                    remove_tree);
+            measure("build " + example + " -o DIR", mlenvc, {"build", example, "-o", "DIR"}, runs);
   for (int n : {250, 500, 1000}) {
     if (!ok) break;
     std::string path = "/tmp/mlenv_bench_" + std::to_string(n) + ".mlenv";
@@ -124,8 +132,8 @@ int main(int argc, char** argv) {
   ok = ok && measure("build fleet (1,000 envs, 100 clusters) -o -", mlenvc,
                      {"build", path, "-o", "-"}, 5) &&
        measure("build fleet (1,000 envs, 100 clusters) -o DIR", mlenvc,
-               {"build", path, "-o", kTree}, 5, remove_tree);
-  remove_tree();
+               {"build", path, "-o", "DIR"}, 5);
+  std::filesystem::remove_all(kTrees);
   std::remove(path.c_str());
   return ok ? 0 : 1;
 }

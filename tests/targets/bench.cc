@@ -12,7 +12,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "targets/output_writer.h"
+#include "compiler/plan/output_writer.h"
 #include "tests/targets/fixtures.h"
 #include "tests/targets/test_util.h"
 
@@ -37,13 +37,13 @@ int main(int argc, char** argv) {
 
   auto t1 = std::chrono::steady_clock::now();
   std::ostringstream stream;
-  mlenv::target::write_object_stream(out, stream);
+  mlenv::plan::write_object_stream(out, stream);
   double stream_ms = since(t1);
 
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("mlenv-bench-" + std::to_string(::getpid()));
   auto t2 = std::chrono::steady_clock::now();
-  std::string error = mlenv::target::write_output_tree(out, dir.string());
+  std::string error = mlenv::plan::write_output_tree(out, dir.string());
   double tree_ms = since(t2);
   fs::remove_all(dir);
 

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "targets/output_writer.h"
+#include "compiler/plan/output_writer.h"
 #include "targets/runtime_sources.h"
 #include "tests/targets/fixtures.h"
 #include "tests/targets/test_util.h"
@@ -53,7 +53,7 @@ TEST_CASE("golden output trees of the IR fixtures", "[golden]") {
     fs::path dir = fs::path(MLENV_GOLDEN_DIR) / name;
     if (updating()) {
       fs::remove_all(dir);
-      REQUIRE(target::write_output_tree(out, dir.string()).empty());
+      REQUIRE(plan::write_output_tree(out, dir.string()).empty());
       continue;
     }
     REQUIRE(fs::exists(dir));
@@ -105,7 +105,7 @@ TEST_CASE("kubectl kustomize builds every env directory", "[golden][kustomize]")
     Diagnostics d;
     target::Output out = render(program, d);
     fs::path dir = root / name;
-    REQUIRE(target::write_output_tree(out, dir.string()).empty());
+    REQUIRE(plan::write_output_tree(out, dir.string()).empty());
     for (const target::File& f : out.files) {
       if (fs::path(f.path).filename() != "kustomization.yaml") continue;
       fs::path env_dir = dir / fs::path(f.path).parent_path();
