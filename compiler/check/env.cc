@@ -40,6 +40,25 @@ SourceRange range_at(const Value& root, std::initializer_list<const char*> path)
   return v ? v->range : root.range;
 }
 
+// An SR-IOV rail's addressing: it needs the attachment that carries it, and whereabouts
+// hands out addresses from a range that dhcp must not be given.
+void check_ipam(const Value& rail, Diagnostics& diagnostics) {
+  const Value* ipam = rail.get("ipam");
+  if (!ipam) return;
+  const std::string type = text_at(ipam, {"type"});
+  if (!rail.get("network")) {
+    diagnostics.report(Code::E0408, ipam->range, "`ipam` on a rail without a `network`",
+                       "only an SR-IOV attachment (`network`) carries addresses");
+  } else if (type == "whereabouts" && !ipam->get("range")) {
+    diagnostics.report(Code::E0408, ipam->range, "whereabouts needs the `range` to hand out",
+                       "add `range = \"192.168.5.0/24\"` (the rail's subnet)");
+  } else if (type == "dhcp" && (ipam->get("range") || !strings_at(ipam, {"exclude"}).empty())) {
+    diagnostics.report(Code::E0408, range_at(*ipam, {ipam->get("range") ? "range" : "exclude"}),
+                       "dhcp takes its addresses from the network's DHCP server",
+                       "remove `range` and `exclude`, or use `type = whereabouts`");
+  }
+}
+
 }  // namespace
 
 void Checker::complete(Value& value, const SchemaDef& schema, const DeclState& env,
@@ -109,6 +128,7 @@ void Checker::check_rules(const Value& env, const DeclState& state) {
         d.notes.push_back({"first used here", interfaces[interface->text]});
       }
       sriov += (rail->get("network") != nullptr) + (rail->get("resource") != nullptr);
+      check_ipam(*rail, diagnostics_);
     }
     if (sriov != 0 && rails && sriov != 2 * rails->items.size()) {
       for (const auto& rail : rails->items) {
@@ -220,8 +240,15 @@ ir::Env Checker::lower(const Value& env, const DeclState& state) {
     ir::Rdma r;
     if (const Value* rails = rdma->get("rails")) {
       for (const auto& rail : rails->items) {
-        r.rails.push_back({text_at(rail.get(), {"device"}), text_at(rail.get(), {"interface"}),
-                           text_at(rail.get(), {"network"}), text_at(rail.get(), {"resource"})});
+        ir::Rail& lowered = r.rails.emplace_back();
+        lowered.device = text_at(rail.get(), {"device"});
+        lowered.interface = text_at(rail.get(), {"interface"});
+        lowered.network = text_at(rail.get(), {"network"});
+        lowered.resource = text_at(rail.get(), {"resource"});
+        if (const Value* ipam = rail->get("ipam")) {
+          lowered.ipam = ir::Ipam{text_at(ipam, {"type"}), text_at(ipam, {"range"}),
+                                  strings_at(ipam, {"exclude"})};
+        }
       }
     }
     if (const Value* gid = rdma->get("gid_index")) r.gid_index = static_cast<int>(gid->number);

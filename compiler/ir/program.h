@@ -26,11 +26,19 @@ enum class Auth { oauth_proxy, none };
 
 /// One RDMA rail: an HCA, the pod interface it carries, and for SR-IOV the attachment and
 /// device-plugin resource. `network` and `resource` are both empty or both set.
+/// The CNI IPAM of an SR-IOV rail's attachment.
+struct Ipam {
+  std::string type;                  ///< "whereabouts" or "dhcp"
+  std::string range;                 ///< CIDR, whereabouts only
+  std::vector<std::string> exclude;  ///< addresses or CIDRs within `range`
+};
+
 struct Rail {
-  std::string device;     ///< "mlx5_2"
-  std::string interface;  ///< "net1"
-  std::string network;    ///< NetworkAttachmentDefinition name, "" when not SR-IOV
-  std::string resource;   ///< "openshift.io/eno5np0rdma", "" when not SR-IOV
+  std::string device;         ///< "mlx5_2"
+  std::string interface;      ///< "net1"
+  std::string network;        ///< NetworkAttachmentDefinition name, "" when not SR-IOV
+  std::string resource;       ///< "openshift.io/eno5np0rdma", "" when not SR-IOV
+  std::optional<Ipam> ipam;   ///< unset: the attachment gives the interface no address
 };
 
 struct Rdma {

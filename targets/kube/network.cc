@@ -27,7 +27,12 @@ std::vector<Object> network_attachments(const EnvLayout& layout) {
     config.set("name", rail.network);
     config.set("type", "sriov");
     config.set("link_state", "enable");
-    config.set("ipam", Value::map());
+    Value& ipam = config.set("ipam", Value::map());
+    if (rail.ipam) {
+      ipam.set("type", rail.ipam->type);
+      if (!rail.ipam->range.empty()) ipam.set("range", rail.ipam->range);
+      if (!rail.ipam->exclude.empty()) ipam.set("exclude", Value::strings(rail.ipam->exclude));
+    }
     o.body.set("spec", Value::map()).set("config", to_json_compact(config));
     out.push_back(std::move(o));
   }

@@ -28,6 +28,18 @@ struct ClusterAdmin {
   std::map<std::string, std::string> hashes;  ///< address -> SHA-256 of its file ("" unhashed)
 };
 
+// The attachments of the env's SR-IOV rails that give no address, as "`a`, `b`", or "".
+std::string rails_without_ipam(const EnvLayout& layout) {
+  const ir::Env& env = *layout.env;
+  std::string out;
+  if (env.transport != ir::Transport::rdma || !env.cluster.network.rdma) return out;
+  for (const ir::Rail& rail : env.cluster.network.rdma->rails) {
+    if (rail.network.empty() || rail.ipam) continue;
+    out += (out.empty() ? "`" : ", `") + rail.network + "`";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot_json) {
@@ -144,6 +156,11 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
       notes.insert("create the Secret `" + cookie_secret_name(layout) + "` in namespace `" +
                    layout.namespace_name +
                    "` (key `cookie_secret`, 32 random bytes) before applying " + layout.dir);
+    }
+    if (std::string bare = rails_without_ipam(layout); !bare.empty()) {
+      notes.insert("the SR-IOV attachments " + bare + " of cluster `" + layout.cluster +
+                   "` have no `ipam`: their interfaces get no IP address, which RoCE v2 "
+                   "needs (set `ipam` on the cluster's rails)");
     }
     if (env.transport == ir::Transport::rdma) {
       notes.insert("the RoleBinding `" + layout.statefulset + "-use-scc` in " + layout.dir +

@@ -36,7 +36,7 @@ ir::Env barcelona_env() {
                        {"100Gi"}, {"500Gi"}};
   ir::Rdma rdma;
   for (int i = 2; i <= 5; ++i) {
-    rdma.rails.push_back({"mlx5_" + std::to_string(i), "net" + std::to_string(i - 1), "", ""});
+    rdma.rails.push_back({"mlx5_" + std::to_string(i), "net" + std::to_string(i - 1), "", "", {}});
   }
   rdma.gid_index = 3;
   rdma.gdr_level = "SYS";
@@ -63,7 +63,7 @@ ir::Env hkim_env() {
   for (int i = 0; i < 4; ++i) {
     rdma.rails.push_back({devices[i], "net" + std::to_string(i + 1),
                           std::string(ports[i]) + "-network",
-                          "openshift.io/" + std::string(ports[i]) + "rdma"});
+                          "openshift.io/" + std::string(ports[i]) + "rdma", {}});
   }
   rdma.gid_index = 3;
   rdma.gdr_level = "SYS";

@@ -156,6 +156,45 @@ TEST_CASE("SR-IOV rails: one attachment, one annotation entry and one VF per rai
   CHECK(sts->content.find("openshift.io/required-scc: nccl-scc") != std::string::npos);
 }
 
+TEST_CASE("an SR-IOV rail's ipam becomes its attachment's CNI ipam", "[render]") {
+  ir::Env e = hkim_env();
+  e.cluster.network.rdma->rails[0].ipam = ir::Ipam{"whereabouts", "192.168.5.0/24",
+                                                   {"192.168.5.1", "192.168.5.250/31"}};
+  e.cluster.network.rdma->rails[1].ipam = ir::Ipam{"dhcp", "", {}};
+  Diagnostics d;
+  target::Output out = render(program_of({e}), d);
+  CHECK(d.all().empty());
+  auto ipam = [&](const std::string& nad) {
+    const target::File* f =
+        find_file(out, "barcelona/h-kim/networkattachmentdefinition-" + nad + ".yaml");
+    REQUIRE(f);
+    return YAML::Load(YAML::Load(f->content)["spec"]["config"].as<std::string>())["ipam"];
+  };
+  YAML::Node whereabouts = ipam("eno5np0-network");
+  CHECK(whereabouts["type"].as<std::string>() == "whereabouts");
+  CHECK(whereabouts["range"].as<std::string>() == "192.168.5.0/24");
+  REQUIRE(whereabouts["exclude"].size() == 2);
+  CHECK(whereabouts["exclude"][1].as<std::string>() == "192.168.5.250/31");
+  YAML::Node dhcp = ipam("eno6np0-network");
+  CHECK(dhcp["type"].as<std::string>() == "dhcp");
+  CHECK_FALSE(dhcp["range"]);
+  // Unset: an empty ipam, the interface has no address, and build says so.
+  CHECK(ipam("eno7np0-network").size() == 0);
+  auto noted = [](const target::Output& o) {
+    for (const std::string& note : o.notes) {
+      if (note.find("no `ipam`") != std::string::npos) return note;
+    }
+    return std::string();
+  };
+  CHECK(noted(out) ==
+        "the SR-IOV attachments `eno7np0-network`, `eno8np0-network` of cluster `barcelona` "
+        "have no `ipam`: their interfaces get no IP address, which RoCE v2 needs (set `ipam` "
+        "on the cluster's rails)");
+  for (ir::Rail& rail : e.cluster.network.rdma->rails) rail.ipam = ir::Ipam{"dhcp", "", {}};
+  Diagnostics all_set;
+  CHECK(noted(render(program_of({e}), all_set)).empty());
+}
+
 TEST_CASE("oauth-proxy fronts every exposed tool; routes are edge + Redirect", "[render][security]") {
   Diagnostics d;
   target::Output out = render(program_of({barcelona_env()}), d);
