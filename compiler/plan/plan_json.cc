@@ -57,6 +57,7 @@ std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& 
       object.sha256 = text_of(item, "sha256");
       object.order = item["order"].as<int>();
       object.admin = item["admin"].as<bool>();
+      object.shared = item["shared"] && item["shared"].as<bool>();
       plan.objects.push_back(std::move(object));
     }
     std::stable_sort(plan.objects.begin(), plan.objects.end(),

@@ -19,7 +19,8 @@ struct PlanObject {
   std::string file;  ///< relative to the env directory; `../_admin/…` for admin objects
   std::string sha256;
   int order = 0;
-  bool admin = false;  ///< cluster-scoped, applied with cluster-admin rights
+  bool admin = false;   ///< cluster-scoped, applied with cluster-admin rights
+  bool shared = false;  ///< named by the cluster; every env of the namespace applies it
 };
 
 /// A file and its SHA-256, for `inputs` and `files`.

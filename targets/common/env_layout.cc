@@ -63,13 +63,16 @@ EnvLayout make_layout(const ir::Env& env) {
   } else {
     l.scc = kRestrictedScc;
   }
-  l.image_tag = env.image.name + ":" + env.image.tag;
+  l.image_stream = env.name;
+  l.image_tag = l.image_stream + ":" + env.image.tag;
+  l.shared_service_account = !env.cluster.security.service_account.empty();
   for (ir::Service s : env.services) l.services.push_back(exposed(s, env.name));
   l.labels = env.labels;
   l.labels["app.kubernetes.io/instance"] = env.name;
   l.labels["app.kubernetes.io/managed-by"] = "mlenvc";
   l.labels["app.kubernetes.io/part-of"] = env.cluster.name;
   l.selector["app.kubernetes.io/instance"] = env.name;
+  l.shared_labels["app.kubernetes.io/managed-by"] = "mlenvc";
   return l;
 }
 

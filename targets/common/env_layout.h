@@ -34,9 +34,15 @@ struct EnvLayout {
   std::string scc;               ///< the one SCC the env's pods may use
   bool custom_scc = false;       ///< the SCC is emitted by the compiler (RDMA, none named)
   std::string job_token_secret;  ///< optional Secret holding MLENV_JOB_TOKEN
-  std::string image_tag;         ///< `<image>:<tag>`
+  /// ImageStream and BuildConfig: the env's own (its Dockerfile adds the env's tools).
+  std::string image_stream;
+  std::string image_tag;         ///< `<image_stream>:<image tag>`
+  /// The ServiceAccount is the cluster's (`security.service_account`), shared by its envs.
+  bool shared_service_account = false;
   std::vector<ExposedService> services;
-  std::map<std::string, std::string> labels;    ///< on every object
+  std::map<std::string, std::string> labels;    ///< on every object of the env alone
+  /// On objects the envs of a namespace share (Object::shared): they name no env or cluster.
+  std::map<std::string, std::string> shared_labels;
   std::map<std::string, std::string> selector;  ///< selects the env's pods
 };
 

@@ -29,6 +29,9 @@ struct Object {
   std::string name;
   std::string namespace_name;  ///< "" for cluster-scoped objects
   bool admin = false;          ///< needs cluster-admin: written under `<cluster>/_admin/`
+  /// Named by the cluster, not the env (an attachment, the cluster's ServiceAccount): every env
+  /// of the namespace emits the same bytes and applies it, none labels or prunes it as its own.
+  bool shared = false;
   ApplyOrder order = ApplyOrder::Workload;
   Value body;  ///< the whole object: apiVersion, kind, metadata, spec...
 

@@ -19,9 +19,10 @@ std::vector<Object> network_attachments(const EnvLayout& layout) {
   for (const ir::Rail& rail : *rails) {
     if (rail.network.empty()) continue;
     Object o = make_object("k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", rail.network,
-                           layout.namespace_name, layout.labels,
+                           layout.namespace_name, layout.shared_labels,
                            {{"k8s.v1.cni.cncf.io/resourceName", rail.resource}});
     o.order = ApplyOrder::Network;
+    o.shared = true;
     Value config = Value::map();
     config.set("cniVersion", "0.3.1");
     config.set("name", rail.network);

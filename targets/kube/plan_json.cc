@@ -50,6 +50,7 @@ std::string plan_json(const EnvLayout& layout, const PlanContext& context,
     item.set("sha256", p.sha256);
     item.set("order", static_cast<int>(o.order));
     item.set("admin", o.admin);
+    item.set("shared", o.shared);
   }
   Value& listed = doc.set("files", Value::seq());
   for (const PlannedFile& f : files) {

@@ -23,8 +23,30 @@ std::map<std::string, std::string> cluster_labels(const std::string& cluster) {
   return {{"app.kubernetes.io/managed-by", "mlenvc"}, {"app.kubernetes.io/part-of", cluster}};
 }
 
+// Objects several envs emit (Object::shared), by where they live on the API server: each must
+// have the same bytes wherever it is emitted (E0413, reported once per object).
+class SharedObjects {
+ public:
+  void add(const EnvLayout& layout, const Object& o, const std::string& bytes,
+           Diagnostics& diagnostics) {
+    std::string key = layout.env->cluster.api + " " + layout.namespace_name + " " + o.address();
+    auto [first, added] = seen_.try_emplace(std::move(key), First{layout.env, bytes, false});
+    if (added || first->second.bytes == bytes || first->second.reported) return;
+    report_shared_conflict(o, *layout.env, *first->second.env, diagnostics);
+    first->second.reported = true;
+  }
+
+ private:
+  struct First {
+    const ir::Env* env;
+    std::string bytes;
+    bool reported;
+  };
+  std::map<std::string, First> seen_;
+};
+
 struct ClusterAdmin {
-  std::vector<File> files;                     ///< `_admin/` object files, in first-seen order
+  std::vector<File> files;                    ///< `_admin/` object files, in first-seen order
   std::map<std::string, std::string> hashes;  ///< address -> SHA-256 of its file ("" unhashed)
 };
 
@@ -42,11 +64,12 @@ std::string rails_without_ipam(const EnvLayout& layout) {
 
 }  // namespace
 
-std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot_json) {
+std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot_json,
+                                const std::map<std::string, std::string>& account_annotations) {
   const ir::Env& env = *layout.env;
   std::vector<Object> objects;
   if (layout.custom_scc) objects.push_back(ipc_lock_scc(cluster_labels(layout.cluster)));
-  objects.push_back(kube::service_account(layout, oauth_redirect_annotations(layout)));
+  objects.push_back(kube::service_account(layout, account_annotations));
   append(objects, scc_grant(layout));
   append(objects, kube::network_attachments(layout));
   append(objects, kube::shared_claims(layout));
@@ -81,15 +104,21 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
 void OpenShiftTarget::check(const ir::Program& program, Diagnostics& diagnostics) const {
   // The rules a program can break. check_rails and check_routes guard the target's own
   // objects (no program reaches them), so they run only where objects are built: render.
+  // Of the shared objects only attachments can disagree: ServiceAccounts are merged.
+  SharedObjects shared;
   for (const ir::Env& env : program.envs) {
     check_pinned_image(env, diagnostics);
     check_exposure(env, diagnostics);
-    check_names(make_layout(env), diagnostics);
+    EnvLayout layout = make_layout(env);
+    check_names(layout, diagnostics);
+    for (const Object& o : kube::network_attachments(layout)) {
+      shared.add(layout, o, to_yaml(o.body), diagnostics);
+    }
   }
 }
 
 Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnostics,
-                              Scope scope) const {
+                               Scope scope) const {
   const bool tree = scope == Scope::Tree;
   Output out;
   kube::PlanContext context;
@@ -97,16 +126,32 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
   context.source = program.source;
   if (tree) context.inputs = kube::plan_inputs(program.inputs);
   std::map<std::string, ClusterAdmin> admin;
+  SharedObjects shared;
+
+  // Envs sharing a ServiceAccount share its redirect annotations: each env's SA carries all.
+  std::vector<EnvLayout> layouts;
+  layouts.reserve(program.envs.size());
+  std::map<std::string, std::map<std::string, std::string>> account_annotations;
+  auto account_key = [](const EnvLayout& l) {
+    return l.env->cluster.api + " " + l.namespace_name + " " + l.service_account;
+  };
+  for (const ir::Env& env : program.envs) {
+    EnvLayout& layout = layouts.emplace_back(make_layout(env));
+    account_annotations[account_key(layout)].merge(oauth_redirect_annotations(layout));
+  }
   std::vector<std::size_t> stream;  // env object files, in apply order within each env
   std::set<std::string> notes;
 
-  for (const ir::Env& env : program.envs) {
+  for (const EnvLayout& layout : layouts) {
+    const ir::Env& env = *layout.env;
     check_pinned_image(env, diagnostics);
     check_exposure(env, diagnostics);
-    EnvLayout layout = make_layout(env);
     check_names(layout, diagnostics);
     std::string boot = kube::boot_json(layout);
-    std::vector<Object> objects = env_objects(layout, boot);
+    std::vector<Object> objects =
+        env_objects(layout, boot,
+                    layout.shared_service_account ? account_annotations[account_key(layout)]
+                                                  : oauth_redirect_annotations(layout));
     check_rails(layout, objects, diagnostics);
     check_routes(env, objects, diagnostics);
 
@@ -129,6 +174,7 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
         continue;
       }
       std::string bytes = to_yaml(o.body);
+      if (o.shared) shared.add(layout, o, bytes, diagnostics);
       if (tree) {
         std::string sha = hash(bytes);
         planned.push_back({&o, file, sha});
@@ -179,8 +225,7 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
       out.files.push_back(std::move(f));
     }
     if (tree) {
-      out.files.push_back(
-          {cluster + "/_admin/kustomization.yaml", kube::kustomization(resources)});
+      out.files.push_back({cluster + "/_admin/kustomization.yaml", kube::kustomization(resources)});
     }
     notes.insert("cluster-admin must apply " + cluster + "/_admin/ (oc apply -k " + cluster +
                  "/_admin) before the envs of cluster `" + cluster + "`");
@@ -194,9 +239,8 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
   // Sort files by path, remapping the stream indices.
   std::vector<std::size_t> order(out.files.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return out.files[a].path < out.files[b].path;
-  });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return out.files[a].path < out.files[b].path; });
   std::vector<std::size_t> where(order.size());
   std::vector<File> sorted;
   sorted.reserve(order.size());

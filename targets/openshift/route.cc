@@ -30,7 +30,7 @@ std::map<std::string, std::string> oauth_redirect_annotations(const EnvLayout& l
     Value& target = ref.set("reference", Value::map());
     target.set("kind", "Route");
     target.set("name", s.object_name);
-    out["serviceaccounts.openshift.io/oauth-redirectreference." + s.name] =
+    out["serviceaccounts.openshift.io/oauth-redirectreference." + s.object_name] =
         to_json_compact(ref);
   }
   return out;

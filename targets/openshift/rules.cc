@@ -40,6 +40,16 @@ bool leads_to_debugpy(const Value& port) {
 
 }  // namespace
 
+void report_shared_conflict(const Object& o, const ir::Env& env, const ir::Env& first,
+                            Diagnostics& diagnostics) {
+  Diagnostic& d = diagnostics.report(
+      Code::E0413, env.cluster.range,
+      "env `" + env.name + "` and env `" + first.name + "` emit different " + o.address() +
+          " in namespace `" + o.namespace_name + "`",
+      "clusters that share a namespace must agree on its attachments and ServiceAccount");
+  d.notes.push_back({"the other env's cluster", first.cluster.range});
+}
+
 void check_pinned_image(const ir::Env& env, Diagnostics& diagnostics) {
   const std::string& from = env.image.from;
   if (from.find("@sha256:") != std::string::npos) return;

@@ -4,9 +4,9 @@
 // each child from wait4.
 //   mlenvc_bench MLENVC EXAMPLE [RUNS]
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,8 +43,8 @@ Run run(const std::string& mlenvc, const std::vector<std::string>& args) {
   int status = 0;
   rusage usage{};
   wait4(pid, &status, 0, &usage);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                  .count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return {ms, usage.ru_maxrss, WIFEXITED(status) ? WEXITSTATUS(status) : 128};
 }
 
@@ -54,7 +54,9 @@ Run run(const std::string& mlenvc, const std::vector<std::string>& args) {
 // own clean-up rather than mlenvc.
 const std::string kTrees = "/tmp/mlenv_bench_trees";
 int tree_count = 0;
-std::string next_tree() { return kTrees + "/" + std::to_string(tree_count++); }
+std::string next_tree() {
+  return kTrees + "/" + std::to_string(tree_count++);
+}
 
 // Runs `mlenvc ARGS...` `runs` times and prints the median, the minimum and the peak RSS;
 // an argument "DIR" is replaced by a new output directory each run.
@@ -81,7 +83,7 @@ bool measure(const std::string& what, const std::string& mlenvc,
   return true;
 }
 
-// `envs` envs over `clusters` clusters (each with four RDMA rails and per-pod storage), one
+// `envs` envs over `clusters` clusters (each with four SR-IOV RDMA rails and per-pod storage), one
 // image per env extending the stdlib's, every env multi-node with three exposed services.
 std::string fleet(int envs, int clusters) {
   std::string out = "import \"std/profiles/h100\"\nimport \"std/images/pytorch\"\n\n";
@@ -92,8 +94,11 @@ std::string fleet(int envs, int clusters) {
            "-b\"]\n  storage {\n    mode = per_pod\n    class = \"ceph-rbd\"\n  }\n"
            "  network {\n    rdma {\n      rails = [\n";
     for (int r = 0; r < 4; ++r) {
-      out += "        { device = \"mlx5_" + std::to_string(r + 2) + "\", interface = \"net" +
-             std::to_string(r + 1) + "\" },\n";
+      std::string rail = std::to_string(r + 1);
+      out += "        { device = \"mlx5_" + std::to_string(r + 2) + "\", interface = \"net" + rail +
+             "\", network = \"" + c + "-rail" + rail + "\", resource = \"openshift.io/" + c +
+             "rail" + rail + "\",\n          ipam = { type = whereabouts, range = \"10." + rail +
+             "." + std::to_string(i % 256) + ".0/24\" } },\n";
     }
     out += "      ]\n      gid_index = 3\n    }\n  }\n}\n\n";
   }
@@ -106,7 +111,6 @@ std::string fleet(int envs, int clusters) {
   }
   return out;
 }
-
 
 }  // namespace
 
@@ -123,14 +127,15 @@ int main(int argc, char** argv) {
     if (!ok) break;
     std::string path = "/tmp/mlenv_bench_" + std::to_string(n) + ".mlenv";
     std::ofstream(path) << fleet(n, n);
-    ok = measure("check " + std::to_string(n) + " clusters+images+envs", mlenvc, {"check", path},
-                 5);
+    ok =
+        measure("check " + std::to_string(n) + " clusters+images+envs", mlenvc, {"check", path}, 5);
     std::remove(path.c_str());
   }
   std::string path = "/tmp/mlenv_bench_fleet.mlenv";
   std::ofstream(path) << fleet(1000, 100);
-  ok = ok && measure("build fleet (1,000 envs, 100 clusters) -o -", mlenvc,
-                     {"build", path, "-o", "-"}, 5) &&
+  ok = ok &&
+       measure("build fleet (1,000 envs, 100 clusters) -o -", mlenvc, {"build", path, "-o", "-"},
+               5) &&
        measure("build fleet (1,000 envs, 100 clusters) -o DIR", mlenvc,
                {"build", path, "-o", "DIR"}, 5);
   std::filesystem::remove_all(kTrees);

@@ -132,6 +132,43 @@ TEST_CASE("PVCs and SCCs are never deleted unless --allow-destroy names each", "
                    "--ignore-not-found --wait=true") == 1);
 }
 
+TEST_CASE("shared objects are applied without the env's label and kept unless allowed", "[apply]") {
+  ApplyFixture f;
+  FakeObject nad{"k8s.cni.cncf.io/v1",
+                 "NetworkAttachmentDefinition",
+                 "rail1",
+                 "spec:\n  config: '{}'\n",
+                 2,
+                 false,
+                 true};
+  f.env.objects.insert(f.env.objects.begin() + 2, nad);
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  std::string log = read_file(f.log);
+  std::size_t at = log.find("\"kind\":\"NetworkAttachmentDefinition\"");
+  REQUIRE(at != std::string::npos);
+  std::string line = log.substr(at, log.find('\n', at) - at);
+  CHECK(line.find("applyset.k8s.io/part-of") == std::string::npos);
+  // Not a kind of the env's ApplySet either.
+  CHECK(log.find("NetworkAttachmentDefinition.k8s.cni.cncf.io") == std::string::npos);
+  // Another env of the namespace may use it: leaving this plan does not delete it.
+  f.env.objects.erase(f.env.objects.begin() + 2);
+  f.commit_plan();
+  CHECK(f.apply() == 1);
+  CHECK(f.commands().empty());
+  CHECK(f.err.find("error[E0704]: apply would delete "
+                   "`barcelona/ml-dev-env/NetworkAttachmentDefinition/rail1`") !=
+        std::string::npos);
+  CHECK(f.err.find("other envs of namespace `nccl-test` may use it") != std::string::npos);
+  ApplyRequest allowed;
+  allowed.steps.allow_destroy = {"barcelona/ml-dev-env/NetworkAttachmentDefinition/rail1"};
+  REQUIRE(f.apply(allowed) == 0);
+  std::vector<std::string> commands = f.commands();
+  CHECK(std::count(commands.begin(), commands.end(),
+                   "oc delete network-attachment-definitions.k8s.cni.cncf.io rail1 -n nccl-test "
+                   "--ignore-not-found --wait=true") == 1);
+}
+
 TEST_CASE("a change that cannot apply in place deletes the object first", "[apply]") {
   ApplyFixture f;
   REQUIRE(f.apply() == 0);

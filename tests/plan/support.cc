@@ -281,7 +281,8 @@ target::Output render(const std::vector<FakeEnv>& envs) {
            << "\", \"namespace\": \"" << (object.admin ? "" : env.namespace_) << "\", \"name\": \""
            << object.name << "\", \"file\": \"" << file << "\", \"sha256\": \"" << sha256_hex(yaml)
            << "\", \"order\": " << object.order
-           << ", \"admin\": " << (object.admin ? "true" : "false") << "}";
+           << ", \"admin\": " << (object.admin ? "true" : "false")
+           << (object.shared ? ", \"shared\": true" : "") << "}";
       first = false;
     }
     json << "\n  ],\n  \"files\": [";

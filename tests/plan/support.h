@@ -60,6 +60,7 @@ struct FakeObject {
   std::string body;  ///< YAML after metadata, e.g. "spec:\n  replicas: 2\n"
   int order = 0;
   bool admin = false;
+  bool shared = false;  ///< named by the cluster (an attachment): applied unlabelled, kept
 };
 
 /// A synthetic env: its objects, extra files and inputs.

@@ -195,6 +195,52 @@ TEST_CASE("an SR-IOV rail's ipam becomes its attachment's CNI ipam", "[render]")
   CHECK(noted(render(program_of({e}), all_set)).empty());
 }
 
+TEST_CASE("envs of one namespace emit its shared objects byte for byte alike", "[render]") {
+  ir::Env a = hkim_env();
+  a.services = {ir::Service::vscode};
+  ir::Env b = hkim_env();
+  b.name = "h-kim-2";
+  b.services = {ir::Service::jupyter};
+  Diagnostics d;
+  target::Output out = render(program_of({a, b}), d);
+  CHECK(d.all().empty());
+  // The cluster's ServiceAccount and attachments: the same bytes in both env directories,
+  // naming neither env, with the OAuth redirects of both.
+  for (const char* file : {"serviceaccount-h-kim-sa.yaml",
+                           "networkattachmentdefinition-eno5np0-network.yaml"}) {
+    INFO(file);
+    const target::File* first = find_file(out, std::string("barcelona/h-kim/") + file);
+    const target::File* second = find_file(out, std::string("barcelona/h-kim-2/") + file);
+    REQUIRE(first);
+    REQUIRE(second);
+    CHECK(first->content == second->content);
+    CHECK(first->content.find("app.kubernetes.io/instance") == std::string::npos);
+  }
+  YAML::Node sa =
+      YAML::Load(find_file(out, "barcelona/h-kim/serviceaccount-h-kim-sa.yaml")->content);
+  const std::string redirect = "serviceaccounts.openshift.io/oauth-redirectreference.";
+  CHECK(sa["metadata"]["annotations"][redirect + "h-kim-vscode"]);
+  CHECK(sa["metadata"]["annotations"][redirect + "h-kim-2-jupyter"]);
+  // Each env builds its own image: its Dockerfile adds its own tools.
+  CHECK(find_file(out, "barcelona/h-kim/buildconfig-h-kim.yaml"));
+  CHECK(find_file(out, "barcelona/h-kim-2/buildconfig-h-kim-2.yaml"));
+  CHECK(find_file(out, "barcelona/h-kim-2/imagestream-h-kim-2.yaml"));
+  const target::File* plan = find_file(out, "barcelona/h-kim-2/plan.json");
+  REQUIRE(plan);
+  for (const YAML::Node& o : YAML::Load(plan->content)["objects"]) {
+    std::string kind = o["kind"].as<std::string>();
+    bool shared = kind == "NetworkAttachmentDefinition" || kind == "ServiceAccount";
+    CHECK(o["shared"].as<bool>() == shared);
+  }
+
+  // Attachments that differ between two clusters on one namespace are refused (E0413).
+  b.cluster.name = "barcelona-b";
+  b.cluster.network.rdma->rails[0].resource = "openshift.io/other";
+  Diagnostics conflict;
+  render(program_of({a, b}), conflict);
+  CHECK(has_code(conflict, Code::E0413));
+}
+
 TEST_CASE("oauth-proxy fronts every exposed tool; routes are edge + Redirect", "[render][security]") {
   Diagnostics d;
   target::Output out = render(program_of({barcelona_env()}), d);

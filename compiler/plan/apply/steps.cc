@@ -38,12 +38,15 @@ Step apply_step(const std::string& input, const std::string& from, const PlanObj
 }
 
 // Deletes one owned object: namespaced ones only while they still carry this env's part-of
-// label, so an object someone else took over is left alone.
+// label, so an object someone else took over is left alone. Shared objects carry no env's
+// label; apply deletes them only when --allow-destroy names them.
 Step delete_step(const PlanObject& object, const std::string& applyset_id) {
   Step step;
   step.args = {"delete", resource_name(object.api_version, object.kind)};
   if (object.admin || object.namespace_.empty()) {
     step.args.push_back(object.name);
+  } else if (object.shared) {
+    step.args.insert(step.args.end(), {object.name, "-n", object.namespace_});
   } else {
     step.args.insert(step.args.end(),
                      {"-n", object.namespace_, "-l", std::string(kPartOf) + "=" + applyset_id,
@@ -56,7 +59,7 @@ Step delete_step(const PlanObject& object, const std::string& applyset_id) {
 std::set<std::string> group_kinds(const PlanManifest& manifest) {
   std::set<std::string> out;
   for (const PlanObject& object : manifest.objects) {
-    if (!object.admin) out.insert(group_kind(object.api_version, object.kind));
+    if (!object.admin && !object.shared) out.insert(group_kind(object.api_version, object.kind));
   }
   return out;
 }
@@ -109,15 +112,16 @@ std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOption
   const ApplySetParent parent = applyset_parent(plan.env, plan.namespace_);
   std::vector<Step> steps;
   bool refused = false;
-  auto allow = [&](const std::string& address, const std::string& kind, bool admin,
-                   const char* what) {
-    if (!protected_kind(kind) && !admin) return true;
+  auto allow = [&](const std::string& address, const PlanObject& object, const char* what) {
+    if (!protected_kind(object.kind) && !object.admin && !object.shared) return true;
     if (options.allow_destroy.count(address) != 0) return true;
     Diagnostic& d = diagnostics.report(Code::E0704, {},
                                        std::string("apply would ") + what + " `" + address + "`",
                                        "pass --allow-destroy=" + address + " to allow it");
-    d.notes.push_back({admin ? "cluster-scoped objects in `_admin` may be used by other envs"
-                             : kind + " objects are never deleted without --allow-destroy",
+    d.notes.push_back({object.admin ? "cluster-scoped objects in `_admin` may be used by other envs"
+                       : object.shared
+                           ? "other envs of namespace `" + object.namespace_ + "` may use it"
+                           : object.kind + " objects are never deleted without --allow-destroy",
                        {}});
     refused = true;
     return false;
@@ -140,8 +144,7 @@ std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOption
       if (change.action != Action::Replace) continue;
       std::string local = change.address.substr(env.unit.size() + 1);
       for (const PlanObject& object : env.applied->objects) {
-        if (object.address == local &&
-            allow(change.address, object.kind, object.admin, "replace")) {
+        if (object.address == local && allow(change.address, object, "replace")) {
           replaced[local] = object;
           destroyed.insert(change.address);
         }
@@ -185,7 +188,7 @@ std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOption
     if (object.admin) continue;
     auto old = replaced.find(object.address);
     if (old != replaced.end()) steps.push_back(delete_step(old->second, parent.id));
-    std::optional<Step> step = object_input(object, true);
+    std::optional<Step> step = object_input(object, !object.shared);
     if (!step) return std::nullopt;
     steps.push_back(std::move(*step));
     if (object.kind == "BuildConfig" && build) {
@@ -217,7 +220,7 @@ std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOption
       std::string address =
           object.admin ? env.unit.substr(0, env.unit.find('/')) + "/_admin/" + object.address
                        : env.unit + "/" + object.address;
-      if (!allow(address, object.kind, object.admin, "delete")) continue;
+      if (!allow(address, object, "delete")) continue;
       destroyed.insert(address);
       steps.push_back(delete_step(object, parent.id));
     }
