@@ -5,6 +5,7 @@
 #include <set>
 
 #include "compiler/base/sha256.h"
+#include "targets/common/parallel.h"
 #include "targets/common/yaml_writer.h"
 #include "targets/kube/plan_json.h"
 #include "targets/openshift/builders.h"
@@ -27,12 +28,13 @@ std::map<std::string, std::string> cluster_labels(const std::string& cluster) {
 // have the same bytes wherever it is emitted (E0413, reported once per object).
 class SharedObjects {
  public:
-  void add(const EnvLayout& layout, const Object& o, const std::string& bytes,
+  void add(const EnvLayout& layout, const std::string& address, const std::string& bytes,
            Diagnostics& diagnostics) {
-    std::string key = layout.env->cluster.api + " " + layout.namespace_name + " " + o.address();
+    std::string key = layout.env->cluster.api + " " + layout.namespace_name + " " + address;
     auto [first, added] = seen_.try_emplace(std::move(key), First{layout.env, bytes, false});
     if (added || first->second.bytes == bytes || first->second.reported) return;
-    report_shared_conflict(o, *layout.env, *first->second.env, diagnostics);
+    report_shared_conflict(address, layout.namespace_name, *layout.env, *first->second.env,
+                           diagnostics);
     first->second.reported = true;
   }
 
@@ -45,9 +47,20 @@ class SharedObjects {
   std::map<std::string, First> seen_;
 };
 
+// A cluster's `_admin/` objects: every env of the cluster emits them; one copy is written.
 struct ClusterAdmin {
-  std::vector<File> files;                    ///< `_admin/` object files, in first-seen order
-  std::map<std::string, std::string> hashes;  ///< address -> SHA-256 of its file ("" unhashed)
+  std::vector<File> files;  ///< in first-seen order
+  std::set<std::string> addresses;
+};
+
+// What one env renders, before the program-wide merge.
+struct EnvOutput {
+  std::vector<File> files;  ///< `<cluster>/<env>/...`, its objects first, in apply order
+  std::size_t objects = 0;  ///< how many of `files` are objects
+  std::vector<std::pair<std::string, File>> admin;          ///< (address, `_admin/` file)
+  std::vector<std::pair<std::string, std::size_t>> shared;  ///< (address, index in files)
+  std::vector<std::string> notes;
+  Diagnostics diagnostics;
 };
 
 // The attachments of the env's SR-IOV rails that give no address, as "`a`, `b`", or "".
@@ -112,107 +125,138 @@ void OpenShiftTarget::check(const ir::Program& program, Diagnostics& diagnostics
     EnvLayout layout = make_layout(env);
     check_names(layout, diagnostics);
     for (const Object& o : kube::network_attachments(layout)) {
-      shared.add(layout, o, to_yaml(o.body), diagnostics);
+      shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
     }
   }
 }
 
+namespace {
+
+EnvOutput render_env(const EnvLayout& layout,
+                     const std::map<std::string, std::string>& account_annotations,
+                     const kube::PlanContext& context, bool tree) {
+  const ir::Env& env = *layout.env;
+  EnvOutput out;
+  check_pinned_image(env, out.diagnostics);
+  check_exposure(env, out.diagnostics);
+  check_names(layout, out.diagnostics);
+  std::string boot = kube::boot_json(layout);
+  std::vector<Object> objects = env_objects(layout, boot, account_annotations);
+  check_rails(layout, objects, out.diagnostics);
+  check_routes(env, objects, out.diagnostics);
+
+  std::vector<kube::PlannedObject> planned;
+  std::vector<kube::PlannedFile> listed;
+  std::vector<std::string> resources;
+  for (const Object& o : objects) {
+    std::string file = o.file_name();
+    std::string bytes = to_yaml(o.body);
+    std::string sha = tree ? sha256_hex(bytes) : "";
+    if (o.admin) {
+      planned.push_back({&o, "../_admin/" + file, std::move(sha)});
+      out.admin.push_back({o.address(), {layout.cluster + "/_admin/" + file, std::move(bytes)}});
+      continue;
+    }
+    if (o.shared) out.shared.emplace_back(o.address(), out.files.size());
+    if (tree) {
+      planned.push_back({&o, file, sha});
+      listed.push_back({file, std::move(sha)});
+      resources.push_back(file);
+    }
+    out.files.push_back({layout.dir + "/" + file, std::move(bytes)});
+  }
+  out.objects = out.files.size();
+  if (tree) {
+    auto add_file = [&](std::string name, std::string bytes) {
+      listed.push_back({name, sha256_hex(bytes)});
+      out.files.push_back({layout.dir + "/" + name, std::move(bytes)});
+    };
+    add_file("Dockerfile", dockerfile(layout));
+    add_file("boot.json", std::move(boot));
+    add_file("kustomization.yaml", kube::kustomization(resources));
+    std::sort(listed.begin(), listed.end(),
+              [](const auto& a, const auto& b) { return a.path < b.path; });
+    out.files.push_back(
+        {layout.dir + "/plan.json", kube::plan_json(layout, context, planned, listed)});
+  }
+
+  if (!layout.services.empty()) {
+    out.notes.push_back("create the Secret `" + cookie_secret_name(layout) + "` in namespace `" +
+                        layout.namespace_name +
+                        "` (key `cookie_secret`, 32 random bytes) before applying " + layout.dir);
+  }
+  if (std::string bare = rails_without_ipam(layout); !bare.empty()) {
+    out.notes.push_back("the SR-IOV attachments " + bare + " of cluster `" + layout.cluster +
+                        "` have no `ipam`: their interfaces get no IP address, which RoCE v2 "
+                        "needs (set `ipam` on the cluster's rails)");
+  }
+  if (env.transport == ir::Transport::rdma) {
+    out.notes.push_back("the RoleBinding `" + layout.statefulset + "-use-scc` in " + layout.dir +
+                        " grants `use` of SCC `" + layout.scc +
+                        "`: it must be applied by someone who may use that SCC (cluster-admin)");
+  }
+  return out;
+}
+
+}  // namespace
+
 Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnostics,
                                Scope scope) const {
   const bool tree = scope == Scope::Tree;
-  Output out;
   kube::PlanContext context;
   context.target = "openshift";
   context.source = program.source;
   if (tree) context.inputs = kube::plan_inputs(program.inputs);
-  std::map<std::string, ClusterAdmin> admin;
-  SharedObjects shared;
 
   // Envs sharing a ServiceAccount share its redirect annotations: each env's SA carries all.
+  const std::size_t n = program.envs.size();
   std::vector<EnvLayout> layouts;
-  layouts.reserve(program.envs.size());
-  std::map<std::string, std::map<std::string, std::string>> account_annotations;
+  layouts.reserve(n);
+  std::vector<std::map<std::string, std::string>> own(n);
+  std::map<std::string, std::map<std::string, std::string>> merged;
   auto account_key = [](const EnvLayout& l) {
     return l.env->cluster.api + " " + l.namespace_name + " " + l.service_account;
   };
-  for (const ir::Env& env : program.envs) {
-    EnvLayout& layout = layouts.emplace_back(make_layout(env));
-    account_annotations[account_key(layout)].merge(oauth_redirect_annotations(layout));
+  for (std::size_t i = 0; i < n; ++i) {
+    const EnvLayout& layout = layouts.emplace_back(make_layout(program.envs[i]));
+    own[i] = oauth_redirect_annotations(layout);
+    if (layout.shared_service_account) {
+      merged[account_key(layout)].insert(own[i].begin(), own[i].end());
+    }
   }
+
+  // Envs render independently (in parallel); what follows merges them in program order.
+  std::vector<EnvOutput> rendered(n);
+  parallel_for(n, [&](std::size_t i) {
+    const EnvLayout& layout = layouts[i];
+    rendered[i] =
+        render_env(layout, layout.shared_service_account ? merged.at(account_key(layout)) : own[i],
+                   context, tree);
+  });
+
+  Output out;
   std::vector<std::size_t> stream;  // env object files, in apply order within each env
   std::set<std::string> notes;
-
-  for (const EnvLayout& layout : layouts) {
-    const ir::Env& env = *layout.env;
-    check_pinned_image(env, diagnostics);
-    check_exposure(env, diagnostics);
-    check_names(layout, diagnostics);
-    std::string boot = kube::boot_json(layout);
-    std::vector<Object> objects =
-        env_objects(layout, boot,
-                    layout.shared_service_account ? account_annotations[account_key(layout)]
-                                                  : oauth_redirect_annotations(layout));
-    check_rails(layout, objects, diagnostics);
-    check_routes(env, objects, diagnostics);
-
-    std::vector<kube::PlannedObject> planned;
-    std::vector<kube::PlannedFile> listed;
-    std::vector<std::string> resources;
-    auto hash = [tree](const std::string& bytes) { return tree ? sha256_hex(bytes) : ""; };
-    for (const Object& o : objects) {
-      std::string file = o.file_name();
-      if (o.admin) {
-        // Every env of a cluster carries the cluster's admin objects; one copy is written.
-        ClusterAdmin& a = admin[layout.cluster];
-        auto seen = a.hashes.find(o.address());
-        if (seen == a.hashes.end()) {
-          std::string bytes = to_yaml(o.body);
-          seen = a.hashes.emplace(o.address(), hash(bytes)).first;
-          a.files.push_back({layout.cluster + "/_admin/" + file, std::move(bytes)});
-        }
-        planned.push_back({&o, "../_admin/" + file, seen->second});
-        continue;
+  std::map<std::string, ClusterAdmin> admin;
+  SharedObjects shared;
+  for (std::size_t i = 0; i < n; ++i) {
+    EnvOutput& env = rendered[i];
+    diagnostics.append(env.diagnostics);
+    for (const auto& [address, index] : env.shared) {
+      shared.add(layouts[i], address, env.files[index].content, diagnostics);
+    }
+    for (auto& [address, file] : env.admin) {
+      ClusterAdmin& cluster_admin = admin[layouts[i].cluster];
+      if (cluster_admin.addresses.insert(address).second) {
+        cluster_admin.files.push_back(std::move(file));
       }
-      std::string bytes = to_yaml(o.body);
-      if (o.shared) shared.add(layout, o, bytes, diagnostics);
-      if (tree) {
-        std::string sha = hash(bytes);
-        planned.push_back({&o, file, sha});
-        listed.push_back({file, std::move(sha)});
-        resources.push_back(file);
-      }
-      stream.push_back(out.files.size());
-      out.files.push_back({layout.dir + "/" + std::move(file), std::move(bytes)});
     }
-    if (tree) {
-      auto add_file = [&](std::string name, std::string bytes) {
-        listed.push_back({name, sha256_hex(bytes)});
-        out.files.push_back({layout.dir + "/" + name, std::move(bytes)});
-      };
-      add_file("Dockerfile", dockerfile(layout));
-      add_file("boot.json", std::move(boot));
-      add_file("kustomization.yaml", kube::kustomization(resources));
-      std::sort(listed.begin(), listed.end(),
-                [](const auto& a, const auto& b) { return a.path < b.path; });
-      out.files.push_back(
-          {layout.dir + "/plan.json", kube::plan_json(layout, context, planned, listed)});
+    for (std::size_t k = 0; k < env.files.size(); ++k) {
+      if (k < env.objects) stream.push_back(out.files.size());
+      out.files.push_back(std::move(env.files[k]));
     }
-
-    if (!layout.services.empty()) {
-      notes.insert("create the Secret `" + cookie_secret_name(layout) + "` in namespace `" +
-                   layout.namespace_name +
-                   "` (key `cookie_secret`, 32 random bytes) before applying " + layout.dir);
-    }
-    if (std::string bare = rails_without_ipam(layout); !bare.empty()) {
-      notes.insert("the SR-IOV attachments " + bare + " of cluster `" + layout.cluster +
-                   "` have no `ipam`: their interfaces get no IP address, which RoCE v2 "
-                   "needs (set `ipam` on the cluster's rails)");
-    }
-    if (env.transport == ir::Transport::rdma) {
-      notes.insert("the RoleBinding `" + layout.statefulset + "-use-scc` in " + layout.dir +
-                   " grants `use` of SCC `" + layout.scc +
-                   "`: it must be applied by someone who may use that SCC (cluster-admin)");
-    }
+    notes.insert(env.notes.begin(), env.notes.end());
+    env = EnvOutput();  // its memory is not needed twice
   }
 
   // Cluster-scoped objects first in the stream, once per cluster; then env objects in order.

@@ -40,12 +40,12 @@ bool leads_to_debugpy(const Value& port) {
 
 }  // namespace
 
-void report_shared_conflict(const Object& o, const ir::Env& env, const ir::Env& first,
-                            Diagnostics& diagnostics) {
+void report_shared_conflict(const std::string& address, const std::string& namespace_name,
+                            const ir::Env& env, const ir::Env& first, Diagnostics& diagnostics) {
   Diagnostic& d = diagnostics.report(
       Code::E0413, env.cluster.range,
-      "env `" + env.name + "` and env `" + first.name + "` emit different " + o.address() +
-          " in namespace `" + o.namespace_name + "`",
+      "env `" + env.name + "` and env `" + first.name + "` emit different " + address +
+          " in namespace `" + namespace_name + "`",
       "clusters that share a namespace must agree on its attachments and ServiceAccount");
   d.notes.push_back({"the other env's cluster", first.cluster.range});
 }

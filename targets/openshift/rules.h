@@ -20,10 +20,10 @@ void check_names(const EnvLayout& layout, Diagnostics& diagnostics);
 /// each equal the number of rails (or are all zero without SR-IOV).
 void check_rails(const EnvLayout& layout, const std::vector<Object>& objects,
                  Diagnostics& diagnostics);
-/// E0413: `env` emits shared object `o` (Object::shared) with other bytes than `first` did
-/// for the same namespace of the same API server.
-void report_shared_conflict(const Object& o, const ir::Env& env, const ir::Env& first,
-                            Diagnostics& diagnostics);
+/// E0413: `env` emits the shared object at `address` (Object::shared) with other bytes than
+/// `first` did, in the same namespace of the same API server.
+void report_shared_conflict(const std::string& address, const std::string& namespace_name,
+                            const ir::Env& env, const ir::Env& first, Diagnostics& diagnostics);
 /// E0503: no Route reaches a Service port that leads to debugpy.
 void check_routes(const ir::Env& env, const std::vector<Object>& objects,
                   Diagnostics& diagnostics);

@@ -265,3 +265,37 @@ TEST_CASE("oauth-proxy fronts every exposed tool; routes are edge + Redirect", "
     }
   }
 }
+
+TEST_CASE("a fleet rendered in parallel equals its envs rendered one by one", "[render]") {
+  ir::Program program = fleet(64, 4);
+  Diagnostics d;
+  target::Output all = render(program, d);
+  REQUIRE(d.all().empty());
+  std::vector<std::string> stream_dirs;
+  for (std::size_t i : all.stream) {
+    const std::string& path = all.files[i].path;
+    if (path.find("/_admin/") == std::string::npos) {
+      std::string dir = path.substr(0, path.rfind('/'));
+      if (stream_dirs.empty() || stream_dirs.back() != dir) stream_dirs.push_back(dir);
+    }
+  }
+  REQUIRE(stream_dirs.size() == program.envs.size());
+  for (std::size_t e = 0; e < program.envs.size(); ++e) {
+    const ir::Env& env = program.envs[e];
+    std::string dir = env.cluster.name + "/" + env.name + "/";
+    CHECK(stream_dirs[e] + "/" == dir);  // the stream follows the program's env order
+    ir::Program one = program;
+    one.envs = {env};
+    Diagnostics alone;
+    target::Output single = render(one, alone);
+    std::size_t compared = 0;
+    for (const target::File& f : single.files) {
+      if (f.path.rfind(dir, 0) != 0) continue;
+      const target::File* same = find_file(all, f.path);
+      REQUIRE(same);
+      CHECK(same->content == f.content);
+      ++compared;
+    }
+    CHECK(compared > 20);
+  }
+}

@@ -1,0 +1,35 @@
+#include "targets/common/parallel.h"
+
+#include <algorithm>
+#include <exception>
+#include <thread>
+#include <vector>
+
+namespace mlenv::target {
+
+void parallel_for(std::size_t n, const std::function<void(std::size_t)>& body,
+                  std::size_t min_per_thread) {
+  std::size_t cores = std::max<std::size_t>(1, std::thread::hardware_concurrency());
+  std::size_t threads = std::min(cores, n / std::max<std::size_t>(1, min_per_thread));
+  if (threads < 2) {
+    for (std::size_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(threads);
+  auto run = [&](std::size_t t) {
+    try {
+      for (std::size_t i = n * t / threads; i < n * (t + 1) / threads; ++i) body(i);
+    } catch (...) {
+      errors[t] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(run, t);
+  run(0);
+  for (std::thread& w : workers) w.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+}  // namespace mlenv::target
