@@ -4,8 +4,8 @@
 #include <map>
 #include <set>
 
+#include "compiler/base/parallel.h"
 #include "compiler/base/sha256.h"
-#include "targets/common/parallel.h"
 #include "targets/common/yaml_writer.h"
 #include "targets/kube/plan_json.h"
 #include "targets/openshift/builders.h"

@@ -4,9 +4,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "targets/common/parallel.h"
+#include "compiler/base/parallel.h"
 
-using mlenv::target::parallel_for;
+using mlenv::parallel_for;
 
 TEST_CASE("parallel_for calls every index once, into its own slot", "[parallel]") {
   for (std::size_t n : {0, 1, 15, 33, 1000}) {

@@ -1,11 +1,11 @@
-#include "targets/common/parallel.h"
+#include "compiler/base/parallel.h"
 
 #include <algorithm>
 #include <exception>
 #include <thread>
 #include <vector>
 
-namespace mlenv::target {
+namespace mlenv {
 
 void parallel_for(std::size_t n, const std::function<void(std::size_t)>& body,
                   std::size_t min_per_thread) {
@@ -32,4 +32,4 @@ void parallel_for(std::size_t n, const std::function<void(std::size_t)>& body,
   }
 }
 
-}  // namespace mlenv::target
+}  // namespace mlenv

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <functional>
 
-namespace mlenv::target {
+namespace mlenv {
 
 /// Calls `body(i)` for every i in [0, n), on up to one thread per core in contiguous chunks
 /// (on the calling thread alone when n is below `min_per_thread` twice). Rethrows the first
@@ -14,4 +14,4 @@ namespace mlenv::target {
 void parallel_for(std::size_t n, const std::function<void(std::size_t)>& body,
                   std::size_t min_per_thread = 16);
 
-}  // namespace mlenv::target
+}  // namespace mlenv
