@@ -23,8 +23,9 @@ struct File {
 /// holds a `plan.json` (compiler/plan/PLAN_JSON.md) describing its objects.
 struct Output {
   std::vector<File> files;
-  /// Indices into `files` of every object, in apply order, each cluster-scoped object once:
-  /// the multi-document stream of `mlenvc build -o -`.
+  /// Indices into `files` of every object, in apply order, each cluster-scoped object once and
+  /// each object that envs share (one namespace's attachments) once: the multi-document stream
+  /// of `mlenvc build -o -`.
   std::vector<std::size_t> stream;
   /// Lines for people about steps the output needs (who must apply `_admin/`, which Secrets
   /// to create), printed by `mlenvc build`; never part of the files.

@@ -28,14 +28,16 @@ std::map<std::string, std::string> cluster_labels(const std::string& cluster) {
 // have the same bytes wherever it is emitted (E0413, reported once per object).
 class SharedObjects {
  public:
-  void add(const EnvLayout& layout, const std::string& address, const std::string& bytes,
+  /// Whether this is the first env to emit the object.
+  bool add(const EnvLayout& layout, const std::string& address, const std::string& bytes,
            Diagnostics& diagnostics) {
     std::string key = layout.env->cluster.api + " " + layout.namespace_name + " " + address;
     auto [first, added] = seen_.try_emplace(std::move(key), First{layout.env, bytes, false});
-    if (added || first->second.bytes == bytes || first->second.reported) return;
+    if (added || first->second.bytes == bytes || first->second.reported) return added;
     report_shared_conflict(address, layout.namespace_name, *layout.env, *first->second.env,
                            diagnostics);
     first->second.reported = true;
+    return false;
   }
 
  private:
@@ -242,8 +244,11 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
   for (std::size_t i = 0; i < n; ++i) {
     EnvOutput& env = rendered[i];
     diagnostics.append(env.diagnostics);
+    std::set<std::size_t> repeated;  // shared objects an earlier env put in the stream
     for (const auto& [address, index] : env.shared) {
-      shared.add(layouts[i], address, env.files[index].content, diagnostics);
+      if (!shared.add(layouts[i], address, env.files[index].content, diagnostics)) {
+        repeated.insert(index);
+      }
     }
     for (auto& [address, file] : env.admin) {
       ClusterAdmin& cluster_admin = admin[layouts[i].cluster];
@@ -252,7 +257,7 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
       }
     }
     for (std::size_t k = 0; k < env.files.size(); ++k) {
-      if (k < env.objects) stream.push_back(out.files.size());
+      if (k < env.objects && repeated.count(k) == 0) stream.push_back(out.files.size());
       out.files.push_back(std::move(env.files[k]));
     }
     notes.insert(env.notes.begin(), env.notes.end());

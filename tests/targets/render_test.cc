@@ -221,6 +221,12 @@ TEST_CASE("envs of one namespace emit its shared objects byte for byte alike", "
   const std::string redirect = "serviceaccounts.openshift.io/oauth-redirectreference.";
   CHECK(sa["metadata"]["annotations"][redirect + "h-kim-vscode"]);
   CHECK(sa["metadata"]["annotations"][redirect + "h-kim-2-jupyter"]);
+  // The stream (`build -o -`) holds each shared object once.
+  std::size_t attachments = 0;
+  for (std::size_t i : out.stream) {
+    attachments += out.files[i].path.ends_with("networkattachmentdefinition-eno5np0-network.yaml");
+  }
+  CHECK(attachments == 1);
   // Each env builds its own image: its Dockerfile adds its own tools.
   CHECK(find_file(out, "barcelona/h-kim/buildconfig-h-kim.yaml"));
   CHECK(find_file(out, "barcelona/h-kim-2/buildconfig-h-kim-2.yaml"));
