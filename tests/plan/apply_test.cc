@@ -144,6 +144,10 @@ TEST_CASE("shared objects are applied without the env's label and kept unless al
   f.env.objects.insert(f.env.objects.begin() + 2, nad);
   f.commit_plan();
   REQUIRE(f.apply() == 0);
+  std::vector<std::string> applied = f.commands();
+  CHECK(std::count(applied.begin(), applied.end(),
+                   "oc apply --server-side --field-manager=mlenvc-ml-dev-env -n nccl-test -f -") ==
+        1);  // the env's own field manager: other envs' fields on it stay theirs
   std::string log = read_file(f.log);
   std::size_t at = log.find("\"kind\":\"NetworkAttachmentDefinition\"");
   REQUIRE(at != std::string::npos);

@@ -27,9 +27,15 @@ std::vector<std::string> namespace_args(const PlanObject& object) {
   return {"-n", object.namespace_};
 }
 
-Step apply_step(const std::string& input, const std::string& from, const PlanObject& object) {
+// Server-side apply as field manager `mlenvc`, or `mlenvc-<env>` for an object the envs of a
+// namespace share: each env then owns its own fields (its OAuth redirect on the cluster's
+// ServiceAccount), an env applied from another program cannot remove them, and a field two
+// envs set differently is a conflict the API server reports instead of a silent flip.
+Step apply_step(const std::string& input, const std::string& from, const PlanObject& object,
+                const std::string& env) {
   Step step;
-  step.args = {"apply", "--server-side", "--field-manager=mlenvc"};
+  step.args = {"apply", "--server-side",
+               object.shared ? "--field-manager=mlenvc-" + env : "--field-manager=mlenvc"};
   for (std::string& arg : namespace_args(object)) step.args.push_back(std::move(arg));
   step.args.insert(step.args.end(), {"-f", "-"});
   step.input = input;
@@ -161,7 +167,8 @@ std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOption
       return std::nullopt;
     }
     try {
-      return apply_step(object_json(*yaml, labelled ? kPartOf : "", parent.id), path, object);
+      return apply_step(object_json(*yaml, labelled ? kPartOf : "", parent.id), path, object,
+                        plan.env);
     } catch (const std::exception& error) {
       diagnostics.report(Code::E0607, {},
                          "`" + path + "` is not one Kubernetes object: " + error.what());
@@ -181,7 +188,8 @@ std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOption
   if (env.applied) all_kinds.merge(group_kinds(*env.applied));
   PlanObject parent_object;
   parent_object.namespace_ = plan.namespace_;
-  steps.push_back(apply_step(applyset_parent_json(parent, all_kinds), "", parent_object));
+  steps.push_back(
+      apply_step(applyset_parent_json(parent, all_kinds), "", parent_object, plan.env));
 
   const bool build = build_inputs_changed(env);
   for (const PlanObject& object : plan.objects) {
@@ -226,7 +234,7 @@ std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOption
     }
   }
   if (all_kinds != kinds)
-    steps.push_back(apply_step(applyset_parent_json(parent, kinds), "", parent_object));
+    steps.push_back(apply_step(applyset_parent_json(parent, kinds), "", parent_object, plan.env));
   if (refused) return std::nullopt;
   return steps;
 }
