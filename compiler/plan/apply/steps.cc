@@ -188,8 +188,7 @@ std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOption
   if (env.applied) all_kinds.merge(group_kinds(*env.applied));
   PlanObject parent_object;
   parent_object.namespace_ = plan.namespace_;
-  steps.push_back(
-      apply_step(applyset_parent_json(parent, all_kinds), "", parent_object, plan.env));
+  steps.push_back(apply_step(applyset_parent_json(parent, all_kinds), "", parent_object, plan.env));
 
   const bool build = build_inputs_changed(env);
   for (const PlanObject& object : plan.objects) {
