@@ -100,13 +100,20 @@ std::optional<PlanDiff> PlanSession::diff(PlanTree fresh, const std::string& sou
         if (ours) owned.insert(unit);
       }
     }
+    // Files outside any unit (`_runtime/`) are the compiler's: a render that writes a top-level
+    // directory replaces it whole, so a file a newer compiler no longer writes is removed;
+    // top-level paths it does not write are left alone.
+    auto top_of = [](const std::string& path) { return path.substr(0, path.find('/')); };
+    std::set<std::string> rendered_tops;
+    for (const auto& [path, entry] : fresh_.entries()) {
+      if (unit_of(path).empty()) rendered_tops.insert(top_of(path));
+    }
     PlanTree before(committed_.loader());
     for (const auto& [path, entry] : committed_.entries()) {
       std::string unit(unit_of(path));
       bool partial_admin =
           is_admin_unit(unit) && owned.count(unit) == 0 && rendered.count(unit) != 0;
-      // Shared files outside any unit are compared where rendered, and never removed.
-      bool shared = unit.empty() && fresh_.find(path) != nullptr;
+      bool shared = unit.empty() && rendered_tops.count(top_of(path)) != 0;
       if (owned.count(unit) != 0 || shared || (partial_admin && fresh_.find(path) != nullptr)) {
         before.add_id(path, entry.id);
       }

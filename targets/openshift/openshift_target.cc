@@ -19,11 +19,6 @@ void append(std::vector<Object>& to, std::vector<Object> from) {
   for (Object& o : from) to.push_back(std::move(o));
 }
 
-// Cluster-scoped objects carry only the labels that do not name one env.
-std::map<std::string, std::string> cluster_labels(const std::string& cluster) {
-  return {{"app.kubernetes.io/managed-by", "mlenvc"}, {"app.kubernetes.io/part-of", cluster}};
-}
-
 // Objects several envs emit (Object::shared), by where they live on the API server: each must
 // have the same bytes wherever it is emitted (E0413, reported once per object).
 class SharedObjects {
@@ -83,7 +78,8 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
                                 const std::map<std::string, std::string>& account_annotations) {
   const ir::Env& env = *layout.env;
   std::vector<Object> objects;
-  if (layout.custom_scc) objects.push_back(ipc_lock_scc(cluster_labels(layout.cluster)));
+  // The SCC serves every cluster declaration on its API server: it names none of them.
+  if (layout.custom_scc) objects.push_back(ipc_lock_scc(layout.shared_labels));
   objects.push_back(kube::service_account(layout, account_annotations));
   append(objects, scc_grant(layout));
   append(objects, kube::network_attachments(layout));

@@ -164,6 +164,29 @@ TEST_CASE("a render owns its own envs only", "[plan]") {
              "plans/barcelona/_admin/securitycontextconstraints-mlenvc-rdma.yaml") != "<missing>");
 }
 
+TEST_CASE("a render replaces _runtime/ whole: files the compiler dropped go", "[plan]") {
+  TempDir dir;
+  init_repo(dir.path());
+  target::Output first = render({typical_env()});
+  first.files.push_back({"_runtime/boot.cc", "int main() {}\n"});
+  first.files.push_back({"_runtime/old.cc", "// gone in the next compiler\n"});
+  REQUIRE(plan(dir.path(), first).commit);
+  CHECK(show(dir.path(), "HEAD", "plans/_runtime/old.cc") != "<missing>");
+
+  target::Output second = render({typical_env()});
+  second.files.push_back({"_runtime/boot.cc", "int main() {}\n"});
+  Planned again = plan(dir.path(), second);
+  REQUIRE(again.commit);
+  CHECK(show(dir.path(), "HEAD", "plans/_runtime/old.cc") == "<missing>");
+  CHECK(show(dir.path(), "HEAD", "plans/_runtime/boot.cc") == "int main() {}\n");
+  CHECK(!std::filesystem::exists(dir.path() + "/plans/_runtime/old.cc"));
+
+  // A render that writes no _runtime/ (no envs) leaves it alone.
+  target::Output none = render({});
+  plan(dir.path(), none);
+  CHECK(show(dir.path(), "HEAD", "plans/_runtime/boot.cc") == "int main() {}\n");
+}
+
 TEST_CASE("plan without commit writes the work tree only, and a committed plan checks clean",
           "[plan]") {
   TempDir dir;
