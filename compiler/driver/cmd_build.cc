@@ -106,7 +106,7 @@ int run_build(const Args& args) {
     std::cerr << "mlenvc build: wrote " << output.files.size() << " files under " << *out_dir
               << '\n';
   }
-  for (const std::string& note : output.notes) std::cerr << "note: " << note << '\n';
+  print_notes(output);
   return std::cout.good() ? 0 : 1;
 }
 

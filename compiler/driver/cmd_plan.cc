@@ -173,6 +173,10 @@ int run_plan(const Args& args) {
     for (std::size_t i = 0; i < since.size(); ++i) {
       extra << (i == 0 ? "" : ",") << "\"" << json_escape(since[i].unit) << "\"";
     }
+    extra << "],\"notes\":[";
+    for (std::size_t i = 0; i < output->notes.size(); ++i) {
+      extra << (i == 0 ? "" : ",") << "\"" << json_escape(output->notes[i]) << "\"";
+    }
     extra << "]";
     plan::render_summary_json(std::cout, *diff, extra.str());
   } else {
@@ -193,6 +197,7 @@ int run_plan(const Args& args) {
     } else if (!diff->empty()) {
       std::cout << "\nWrote the plan to " << session->prefix() << " (not committed).\n";
     }
+    print_notes(*output);
   }
   if (parsed->detailed) return diff->empty() ? 0 : 2;
   return 0;

@@ -23,6 +23,10 @@ std::optional<target::Output> render(Compilation& compilation, const target::Tar
   return output;
 }
 
+void print_notes(const target::Output& output) {
+  for (const std::string& note : output.notes) std::cerr << "note: " << note << '\n';
+}
+
 void print_diagnostics(const Compilation& compilation, bool json) {
   bool color = !json && ::isatty(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr;
   std::size_t warnings = 0;

@@ -28,6 +28,10 @@ std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& 
 std::optional<target::Output> render(Compilation& compilation, const target::Target& target,
                                      target::Scope scope = target::Scope::Tree);
 
+/// Prints the target's notes for people (Secrets to create, what cluster-admin applies) to
+/// stderr, one `note: ` line each.
+void print_notes(const target::Output& output);
+
 /// Prints every diagnostic of `compilation` to stderr as text or JSON lines, and a summary
 /// line in text mode when there were errors.
 void print_diagnostics(const Compilation& compilation, bool json);

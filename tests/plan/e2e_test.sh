@@ -14,9 +14,13 @@ cp "$examples/barcelona.mlenv" cluster.mlenv
 git add cluster.mlenv && git commit -qm sources
 
 export MLENV_E2E_TOKEN=tok-canary-93b1f0
-"$mlenvc" plan cluster.mlenv > first.out || fail "first plan"
+"$mlenvc" plan cluster.mlenv > first.out 2> first.err || fail "first plan"
 grep -q '^  + barcelona/ml-dev-env/StatefulSet/ml-dev-env$' first.out || fail "StatefulSet not created"
+grep -q '^note: cluster-admin must apply barcelona/_admin/' first.err || fail "no note for cluster-admin"
+grep -q '^note: create the Secret `ml-dev-env-oauth-cookie`' first.err || fail "no note for the Secret"
 "$mlenvc" plan cluster.mlenv --check > /dev/null || fail "--check on a fresh plan"
+"$mlenvc" plan cluster.mlenv --format=json | grep -q '"notes":\["cluster-admin must apply' ||
+  fail "no notes in the JSON summary"
 
 sed -i 's/^  nodes    = 2$/  nodes    = 1/' cluster.mlenv
 git commit -qam "one node"
