@@ -1,3 +1,4 @@
+#include "compiler/base/sha256.h"
 #include "targets/common/json_writer.h"
 #include "targets/openshift/builders.h"
 
@@ -21,6 +22,18 @@ Object route(const EnvLayout& layout, const ExposedService& service) {
   return o;
 }
 
+namespace {
+
+// An annotation's name is at most 63 characters, 24 of them `oauth-redirectreference.`: a
+// longer Route name is cut, and kept unique by a hash of the whole.
+std::string redirect_key(const std::string& route) {
+  constexpr std::size_t kRoom = 63 - 24;
+  if (route.size() <= kRoom) return route;
+  return route.substr(0, kRoom - 9) + "-" + sha256_hex(route).substr(0, 8);
+}
+
+}  // namespace
+
 std::map<std::string, std::string> oauth_redirect_annotations(const EnvLayout& layout) {
   std::map<std::string, std::string> out;
   for (const ExposedService& s : layout.services) {
@@ -30,7 +43,7 @@ std::map<std::string, std::string> oauth_redirect_annotations(const EnvLayout& l
     Value& target = ref.set("reference", Value::map());
     target.set("kind", "Route");
     target.set("name", s.object_name);
-    out["serviceaccounts.openshift.io/oauth-redirectreference." + s.object_name] =
+    out["serviceaccounts.openshift.io/oauth-redirectreference." + redirect_key(s.object_name)] =
         to_json_compact(ref);
   }
   return out;

@@ -1,5 +1,8 @@
-#include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
+#include <catch2/catch.hpp>
+
+#include <regex>
+#include <set>
 
 #include "tests/targets/fixtures.h"
 #include "tests/targets/test_util.h"
@@ -55,21 +58,20 @@ TEST_CASE("the objects scope gives the tree's objects and stream, and nothing el
 TEST_CASE("each env directory holds the emitted tree of product.md", "[render]") {
   Diagnostics d;
   target::Output out = render(program_of({barcelona_env()}), d);
-  for (const char* f :
-       {"barcelona/ml-dev-env/Dockerfile", "barcelona/ml-dev-env/boot.json",
-        "barcelona/ml-dev-env/plan.json", "barcelona/ml-dev-env/kustomization.yaml",
-        "barcelona/ml-dev-env/statefulset-ml-dev-env.yaml",
-        "barcelona/ml-dev-env/service-ml-dev-env-headless.yaml",
-        "barcelona/ml-dev-env/serviceaccount-ml-dev-env-sa.yaml",
-        "barcelona/ml-dev-env/role-ml-dev-env-use-scc.yaml",
-        "barcelona/ml-dev-env/rolebinding-ml-dev-env-use-scc.yaml",
-        "barcelona/ml-dev-env/configmap-ml-dev-env-boot.yaml",
-        "barcelona/ml-dev-env/imagestream-ml-dev-env.yaml",
-        "barcelona/ml-dev-env/buildconfig-ml-dev-env.yaml",
-        "barcelona/ml-dev-env/route-ml-dev-env-vscode.yaml",
-        "barcelona/ml-dev-env/networkpolicy-ml-dev-env.yaml",
-        "barcelona/_admin/securitycontextconstraints-mlenv-ipc-lock.yaml",
-        "barcelona/_admin/kustomization.yaml", "_runtime/CMakeLists.txt"}) {
+  for (const char* f : {"barcelona/ml-dev-env/Dockerfile", "barcelona/ml-dev-env/boot.json",
+                        "barcelona/ml-dev-env/plan.json", "barcelona/ml-dev-env/kustomization.yaml",
+                        "barcelona/ml-dev-env/statefulset-ml-dev-env.yaml",
+                        "barcelona/ml-dev-env/service-ml-dev-env-headless.yaml",
+                        "barcelona/ml-dev-env/serviceaccount-ml-dev-env-sa.yaml",
+                        "barcelona/ml-dev-env/role-ml-dev-env-use-scc.yaml",
+                        "barcelona/ml-dev-env/rolebinding-ml-dev-env-use-scc.yaml",
+                        "barcelona/ml-dev-env/configmap-ml-dev-env-boot.yaml",
+                        "barcelona/ml-dev-env/imagestream-ml-dev-env.yaml",
+                        "barcelona/ml-dev-env/buildconfig-ml-dev-env.yaml",
+                        "barcelona/ml-dev-env/route-ml-dev-env-vscode.yaml",
+                        "barcelona/ml-dev-env/networkpolicy-ml-dev-env.yaml",
+                        "barcelona/_admin/securitycontextconstraints-mlenv-ipc-lock.yaml",
+                        "barcelona/_admin/kustomization.yaml", "_runtime/CMakeLists.txt"}) {
     INFO(f);
     CHECK(find_file(out, f) != nullptr);
   }
@@ -80,7 +82,8 @@ TEST_CASE("each env directory holds the emitted tree of product.md", "[render]")
   CHECK(!out.notes.empty());
 }
 
-TEST_CASE("secure by default: no privilege, only IPC_LOCK, no secret values", "[render][security]") {
+TEST_CASE("secure by default: no privilege, only IPC_LOCK, no secret values",
+          "[render][security]") {
   for (auto& [name, program] : all_fixtures()) {
     Diagnostics d;
     target::Output out = render(program, d);
@@ -97,8 +100,10 @@ TEST_CASE("secure by default: no privilege, only IPC_LOCK, no secret values", "[
       YAML::Node o = YAML::Load(f.content);
       if (o["kind"].as<std::string>() != "StatefulSet") continue;
       YAML::Node sts = o["spec"];
-      CHECK(sts["persistentVolumeClaimRetentionPolicy"]["whenDeleted"].as<std::string>() == "Retain");
-      CHECK(sts["persistentVolumeClaimRetentionPolicy"]["whenScaled"].as<std::string>() == "Retain");
+      CHECK(sts["persistentVolumeClaimRetentionPolicy"]["whenDeleted"].as<std::string>() ==
+            "Retain");
+      CHECK(sts["persistentVolumeClaimRetentionPolicy"]["whenScaled"].as<std::string>() ==
+            "Retain");
       for (const YAML::Node& c : sts["template"]["spec"]["containers"]) {
         YAML::Node sc = c["securityContext"];
         CHECK(sc["allowPrivilegeEscalation"].as<bool>() == false);
@@ -140,10 +145,10 @@ TEST_CASE("SR-IOV rails: one attachment, one annotation entry and one VF per rai
   Diagnostics d;
   target::Output out = render(program_of({hkim_env()}), d);
   CHECK(d.all().empty());
-  for (const char* nad : {"eno5np0-network", "eno6np0-network", "eno7np0-network",
-                          "eno8np0-network"}) {
-    CHECK(find_file(out, std::string("barcelona/h-kim/networkattachmentdefinition-") + nad +
-                             ".yaml"));
+  for (const char* nad :
+       {"eno5np0-network", "eno6np0-network", "eno7np0-network", "eno8np0-network"}) {
+    CHECK(find_file(out,
+                    std::string("barcelona/h-kim/networkattachmentdefinition-") + nad + ".yaml"));
   }
   const target::File* sts = find_file(out, "barcelona/h-kim/statefulset-h-kim.yaml");
   REQUIRE(sts);
@@ -158,8 +163,8 @@ TEST_CASE("SR-IOV rails: one attachment, one annotation entry and one VF per rai
 
 TEST_CASE("an SR-IOV rail's ipam becomes its attachment's CNI ipam", "[render]") {
   ir::Env e = hkim_env();
-  e.cluster.network.rdma->rails[0].ipam = ir::Ipam{"whereabouts", "192.168.5.0/24",
-                                                   {"192.168.5.1", "192.168.5.250/31"}};
+  e.cluster.network.rdma->rails[0].ipam =
+      ir::Ipam{"whereabouts", "192.168.5.0/24", {"192.168.5.1", "192.168.5.250/31"}};
   e.cluster.network.rdma->rails[1].ipam = ir::Ipam{"dhcp", "", {}};
   Diagnostics d;
   target::Output out = render(program_of({e}), d);
@@ -206,8 +211,8 @@ TEST_CASE("envs of one namespace emit its shared objects byte for byte alike", "
   CHECK(d.all().empty());
   // The cluster's ServiceAccount and attachments: the same bytes in both env directories,
   // naming neither env, with the OAuth redirects of both.
-  for (const char* file : {"serviceaccount-h-kim-sa.yaml",
-                           "networkattachmentdefinition-eno5np0-network.yaml"}) {
+  for (const char* file :
+       {"serviceaccount-h-kim-sa.yaml", "networkattachmentdefinition-eno5np0-network.yaml"}) {
     INFO(file);
     const target::File* first = find_file(out, std::string("barcelona/h-kim/") + file);
     const target::File* second = find_file(out, std::string("barcelona/h-kim-2/") + file);
@@ -247,7 +252,8 @@ TEST_CASE("envs of one namespace emit its shared objects byte for byte alike", "
   CHECK(has_code(conflict, Code::E0413));
 }
 
-TEST_CASE("oauth-proxy fronts every exposed tool; routes are edge + Redirect", "[render][security]") {
+TEST_CASE("oauth-proxy fronts every exposed tool; routes are edge + Redirect",
+          "[render][security]") {
   Diagnostics d;
   target::Output out = render(program_of({barcelona_env()}), d);
   const target::File* sts = find_file(out, "barcelona/ml-dev-env/statefulset-ml-dev-env.yaml");
@@ -303,5 +309,59 @@ TEST_CASE("a fleet rendered in parallel equals its envs rendered one by one", "[
       ++compared;
     }
     CHECK(compared > 20);
+  }
+}
+
+namespace {
+
+// Kubernetes' qualified name: an optional DNS-subdomain prefix and `/`, then a name of at most
+// 63 characters (apimachinery validation.IsQualifiedName).
+bool is_qualified_name(const std::string& key) {
+  static const std::regex kName("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
+  static const std::regex kPrefix(
+      "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  std::size_t slash = key.find('/');
+  std::string name = slash == std::string::npos ? key : key.substr(slash + 1);
+  if (name.empty() || name.size() > 63 || !std::regex_match(name, kName)) return false;
+  if (slash == std::string::npos) return true;
+  std::string prefix = key.substr(0, slash);
+  return !prefix.empty() && prefix.size() <= 253 && std::regex_match(prefix, kPrefix);
+}
+
+void check_keys(const YAML::Node& metadata, const char* field) {
+  for (const auto& entry : metadata[field]) {
+    std::string key = entry.first.as<std::string>();
+    INFO(field << ": " << key);
+    CHECK(is_qualified_name(key));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every label and annotation key is a valid qualified name", "[render]") {
+  std::vector<std::pair<std::string, ir::Program>> programs = all_fixtures();
+  // The longest env name E0411 allows, exposing every tool through the cluster's account.
+  ir::Env longest = hkim_env();
+  longest.name = std::string(52, 'n');
+  longest.services = {ir::Service::vscode, ir::Service::jupyter, ir::Service::tensorboard};
+  ir::Env other = longest;
+  other.name = std::string(51, 'n') + "x";
+  programs.emplace_back("longest", program_of({longest, other}));
+  for (auto& [name, program] : programs) {
+    INFO(name);
+    Diagnostics d;
+    target::Output out = render(program, d);
+    CHECK(d.all().empty());
+    std::set<std::string> redirects;
+    for (std::size_t i : out.stream) {
+      YAML::Node metadata = YAML::Load(out.files[i].content)["metadata"];
+      check_keys(metadata, "labels");
+      check_keys(metadata, "annotations");
+      for (const auto& entry : metadata["annotations"]) {
+        std::string key = entry.first.as<std::string>();
+        if (key.find("oauth-redirectreference.") != std::string::npos) redirects.insert(key);
+      }
+    }
+    if (name == "longest") CHECK(redirects.size() == 6);  // cut, and still one per Route
   }
 }
