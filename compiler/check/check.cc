@@ -11,6 +11,20 @@ extern const std::size_t kSchemaFiles_count;
 }  // namespace mlenv
 
 namespace mlenv::check {
+namespace {
+
+// Whether the env, or a declaration it names at its top level (its cluster, its image), reported
+// errors while it was evaluated: its value may lack what was wrong (a rail dropped for a bad
+// field), and checking it further would report what follows from the first errors.
+bool uses_broken_declaration(const Value& env) {
+  if (env.had_errors) return true;
+  for (const Slot& slot : env.slots) {
+    if (slot.value && slot.value->had_errors) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 std::optional<ir::Program> Checker::run(const std::string& root_path) {
   std::vector<Module*> stack;
@@ -37,7 +51,7 @@ std::optional<ir::Program> Checker::run(const std::string& root_path) {
     ValuePtr env = state.value;
     std::size_t errors = diagnostics_.error_count();
     complete(*env, *state.schema, state, "");
-    if (diagnostics_.error_count() != errors) continue;
+    if (diagnostics_.error_count() != errors || uses_broken_declaration(*env)) continue;
     check_rules(*env, state);
     if (diagnostics_.error_count() != errors) continue;
     program.envs.push_back(lower(*env, state));

@@ -1,6 +1,7 @@
 // What happens to each env: defaults and required fields on its merged value, the rules of
 // the language that need only the typed program, and lowering to ir::Env.
 
+#include <algorithm>
 #include <set>
 
 #include "compiler/check/checker.h"
@@ -66,6 +67,10 @@ void Checker::complete(Value& value, const SchemaDef& schema, const DeclState& e
   for (const FieldDef& field : schema.fields) {
     Slot* slot = value.slot(field.name);
     if (!slot) {
+      const auto& failed = value.failed_fields;
+      if (std::find(failed.begin(), failed.end(), field.name) != failed.end()) {
+        continue;  // its assignment was the error, already reported
+      }
       if (ValuePtr fallback = field_default(field)) {
         value.slots.push_back({field.name, fallback, {}, {}});
         slot = &value.slots.back();

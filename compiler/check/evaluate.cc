@@ -162,6 +162,7 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
 
   eval_stack_.pop_back();
   state.had_errors = diagnostics_.error_count() != errors;
+  value->had_errors = value->had_errors || state.had_errors;  // a clone keeps its parent's
   state.phase = DeclState::Phase::Done;
   state.value = value;
   return value;
@@ -214,7 +215,10 @@ void Checker::apply_block(Value& target, const ast::Block& block, const SchemaDe
         continue;
       }
       ValuePtr more = eval_expr(entry.value, *type, module, depth + 1);
-      if (!more) continue;
+      if (!more) {
+        target.failed_fields.push_back(name);
+        continue;
+      }
       if (existing->value->items.size() + more->items.size() > limits::kMaxListLength) {
         diagnostics_.report(Code::E0104, module.at(ast::located(entry.value)),
                             "list longer than " + std::to_string(limits::kMaxListLength));
@@ -239,7 +243,10 @@ void Checker::apply_block(Value& target, const ast::Block& block, const SchemaDe
         continue;
       }
       ValuePtr value = eval_expr(entry.value, *type, module, depth + 1);
-      if (!value) continue;
+      if (!value) {
+        target.failed_fields.push_back(name);
+        continue;
+      }
       if (existing) {
         existing->value = value;
         existing->assigned = key_range;
