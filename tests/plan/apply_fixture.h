@@ -18,6 +18,7 @@ struct ApplyFixture {
   TempDir dir;
   FakeEnv env = typical_env();
   FakeEnv fresh;  ///< what a fresh render produces (env unless a test makes it stale)
+  std::vector<FakeEnv> others;  ///< more envs of the same source, planned and applied with env
   std::string log;
   std::string saved_path;
 
@@ -46,7 +47,9 @@ struct ApplyFixture {
     ChangeDir in(dir.path());
     Diagnostics diagnostics;
     auto session = PlanSession::open("", diagnostics);
-    auto diff = session->diff(tree_from_output(render({env})), env.source, diagnostics);
+    std::vector<FakeEnv> all = others;
+    all.insert(all.begin(), env);
+    auto diff = session->diff(tree_from_output(render(all)), env.source, diagnostics);
     if (diff && !diff->empty()) session->commit("plan\n", diagnostics);
     session->write_worktree(true, diagnostics);
   }
@@ -59,7 +62,9 @@ struct ApplyFixture {
     write_file(log, "");
     if (!request.render) {
       request.render = [this](const std::string&, Diagnostics&) {
-        return std::optional(testing::render({fresh}));
+        std::vector<FakeEnv> all = others;
+        all.insert(all.begin(), fresh);
+        return std::optional(testing::render(all));
       };
     }
     std::ostringstream stdout_text;

@@ -173,6 +173,29 @@ TEST_CASE("shared objects are applied without the env's label and kept unless al
                    "--ignore-not-found --wait=true") == 1);
 }
 
+TEST_CASE("an env that drops a shared object leaves it to the envs that keep it", "[apply]") {
+  ApplyFixture f;
+  FakeObject nad{"k8s.cni.cncf.io/v1",
+                 "NetworkAttachmentDefinition",
+                 "rail1",
+                 "spec:\n  config: '{}'\n",
+                 2,
+                 false,
+                 true};
+  f.env.objects.insert(f.env.objects.begin() + 2, nad);
+  FakeEnv bob = typical_env("bob");
+  bob.objects.insert(bob.objects.begin() + 2, nad);
+  f.others = {bob};
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  f.env.objects.erase(f.env.objects.begin() + 2);  // ml-dev-env moves to TCP; bob keeps RDMA
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  for (const std::string& command : f.commands()) {
+    CHECK(command.find("delete network-attachment-definitions") == std::string::npos);
+  }
+}
+
 TEST_CASE("a change that cannot apply in place deletes the object first", "[apply]") {
   ApplyFixture f;
   REQUIRE(f.apply() == 0);

@@ -205,11 +205,16 @@ int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& dia
     fs::current_path(cwd);
     if (!fresh) return 1;
 
+    StepOptions options = request.steps;
+    for (const EnvPlan& env : envs) {
+      for (const PlanObject& object : env.manifest.objects) {
+        if (object.shared) options.shared_in_use.insert(shared_key(object));
+      }
+    }
     std::set<std::string> destroyed;
     std::vector<std::vector<Step>> all_steps;
     for (const EnvPlan& env : envs) {
-      std::optional<std::vector<Step>> steps =
-          plan_steps(env, request.steps, destroyed, diagnostics);
+      std::optional<std::vector<Step>> steps = plan_steps(env, options, destroyed, diagnostics);
       if (steps) all_steps.push_back(std::move(*steps));
     }
     for (const std::string& address : request.steps.allow_destroy) {

@@ -89,6 +89,10 @@ bool build_inputs_changed(const EnvPlan& env) {
 
 }  // namespace
 
+std::string shared_key(const PlanObject& object) {
+  return object.namespace_ + "/" + object.address;
+}
+
 std::string resource_name(const std::string& api_version, const std::string& kind) {
   static const std::map<std::string, std::string> kPlural = {
       {"NetworkAttachmentDefinition", "network-attachment-definitions"},
@@ -224,6 +228,7 @@ std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOption
     }
     std::reverse(gone.begin(), gone.end());
     for (const PlanObject& object : gone) {
+      if (object.shared && options.shared_in_use.count(shared_key(object)) != 0) continue;
       std::string address =
           object.admin ? env.unit.substr(0, env.unit.find('/')) + "/_admin/" + object.address
                        : env.unit + "/" + object.address;

@@ -41,7 +41,13 @@ struct EnvPlan {
 struct StepOptions {
   std::string timeout = "30m";
   std::set<std::string> allow_destroy;  ///< addresses the operator allows to be deleted
+  /// `<namespace>/<Kind>/<name>` of every shared object (PlanObject::shared) in the plan of an
+  /// env being applied: an env whose plan drops one leaves it to the envs that keep it.
+  std::set<std::string> shared_in_use;
 };
+
+/// The key of a shared object in StepOptions::shared_in_use.
+std::string shared_key(const PlanObject& object);
 
 /// The steps of one env, in order: admin objects, the ApplySet parent, each object (with a
 /// delete first when it must be replaced, the build after its BuildConfig, the rollout wait
