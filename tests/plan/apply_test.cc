@@ -12,6 +12,14 @@ using namespace testing;
 
 const std::string kSsa = "apply --server-side --field-manager=mlenvc";
 
+// An SR-IOV attachment as every env of the namespace plans it (`"shared": true`).
+FakeObject shared_attachment() {
+  FakeObject nad{"k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", "rail1",
+                 "spec:\n  config: '{}'\n", 2};
+  nad.shared = true;
+  return nad;
+}
+
 TEST_CASE("a first apply runs every object in order, builds, and waits for the rollout",
           "[apply]") {
   ApplyFixture f;
@@ -134,13 +142,7 @@ TEST_CASE("PVCs and SCCs are never deleted unless --allow-destroy names each", "
 
 TEST_CASE("shared objects are applied without the env's label and kept unless allowed", "[apply]") {
   ApplyFixture f;
-  FakeObject nad{"k8s.cni.cncf.io/v1",
-                 "NetworkAttachmentDefinition",
-                 "rail1",
-                 "spec:\n  config: '{}'\n",
-                 2,
-                 false,
-                 true};
+  FakeObject nad = shared_attachment();
   f.env.objects.insert(f.env.objects.begin() + 2, nad);
   f.commit_plan();
   REQUIRE(f.apply() == 0);
@@ -175,13 +177,7 @@ TEST_CASE("shared objects are applied without the env's label and kept unless al
 
 TEST_CASE("an env that drops a shared object leaves it to the envs that keep it", "[apply]") {
   ApplyFixture f;
-  FakeObject nad{"k8s.cni.cncf.io/v1",
-                 "NetworkAttachmentDefinition",
-                 "rail1",
-                 "spec:\n  config: '{}'\n",
-                 2,
-                 false,
-                 true};
+  FakeObject nad = shared_attachment();
   f.env.objects.insert(f.env.objects.begin() + 2, nad);
   FakeEnv bob = typical_env("bob");
   bob.objects.insert(bob.objects.begin() + 2, nad);
