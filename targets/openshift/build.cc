@@ -106,8 +106,16 @@ std::string dockerfile(const EnvLayout& layout) {
        " --from-dir=<output root>).\n\n";
   d += "# Stage 1: mlenv-boot, compiled against the base image's own CUDA and NCCL.\n";
   d += "FROM " + image.from + " AS mlenv-boot\n";
-  d += "RUN apt-get update \\\n && apt-get install -y --no-install-recommends cmake g++ make \\\n"
-       " && rm -rf /var/lib/apt/lists/*\n";
+  // The compiler comes from the base image's own package manager: Debian and Ubuntu (NGC) or
+  // RHEL and UBI; this stage is discarded, only the binary is copied on.
+  d += "USER 0\n";
+  d += "RUN if command -v apt-get > /dev/null; then \\\n"
+       "      apt-get update && apt-get install -y --no-install-recommends cmake g++ make \\\n"
+       "      && rm -rf /var/lib/apt/lists/*; \\\n"
+       "    elif command -v dnf > /dev/null; then dnf install -y cmake gcc-c++ make; \\\n"
+       "    elif command -v microdnf > /dev/null; then microdnf install -y cmake gcc-c++ make; \\\n"
+       "    else echo 'mlenv-boot: the base image has no apt-get, dnf or microdnf' >&2; exit 1; \\\n"
+       "    fi\n";
   d += "COPY " + std::string(kRuntimeDir) + "/ /src/mlenv/\n";
   d += "RUN cmake -S /src/mlenv -B /build -DCMAKE_BUILD_TYPE=Release -DMLENV_WERROR=OFF \\\n"
        " && cmake --build /build --target mlenv-boot -j\"$(nproc)\" \\\n"

@@ -1,6 +1,12 @@
 #include <yaml-cpp/yaml.h>
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <set>
 
@@ -364,4 +370,48 @@ TEST_CASE("every label and annotation key is a valid qualified name", "[render]"
     }
     if (name == "longest") CHECK(redirects.size() == 6);  // cut, and still one per Route
   }
+}
+
+TEST_CASE("the build stage installs its compiler with the base image's package manager",
+          "[render]") {
+  Diagnostics d;
+  target::Output out = render(program_of({dev_env()}), d);
+  const target::File* dockerfile = nullptr;
+  for (const target::File& f : out.files) {
+    if (f.path.ends_with("/Dockerfile")) dockerfile = &f;
+  }
+  REQUIRE(dockerfile);
+  // The RUN instruction that installs cmake and g++, as the shell that runs it sees it.
+  std::size_t begin = dockerfile->content.find("RUN if command -v apt-get");
+  REQUIRE(begin != std::string::npos);
+  std::size_t end = dockerfile->content.find("\n    fi\n", begin);
+  REQUIRE(end != std::string::npos);
+  std::string script = dockerfile->content.substr(begin + 4, end + 7 - begin - 4);
+
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("mlenv-stage-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "bin");
+  std::ofstream(dir / "run.sh") << script;
+  auto run = [&](const std::string& tool) {
+    fs::remove(dir / "bin" / "dnf");
+    fs::remove(dir / "log");
+    if (!tool.empty()) {
+      std::ofstream(dir / "bin" / tool)
+          << "#!/bin/sh\necho \"" << tool << " $*\" > " << (dir / "log").string() << "\n";
+      fs::permissions(dir / "bin" / tool, fs::perms::owner_all);
+    }
+    std::string command = "PATH=" + (dir / "bin").string() + " /bin/sh " +
+                          (dir / "run.sh").string() + " 2> " + (dir / "err").string();
+    return WEXITSTATUS(std::system(command.c_str()));
+  };
+  CHECK(run("dnf") == 0);  // RHEL and UBI bases
+  std::ifstream log(dir / "log");
+  std::string line;
+  std::getline(log, line);
+  CHECK(line == "dnf install -y cmake gcc-c++ make");
+  CHECK(run("") == 1);  // no package manager: a clear failure, not a half-built image
+  std::ifstream err(dir / "err");
+  std::getline(err, line);
+  CHECK(line == "mlenv-boot: the base image has no apt-get, dnf or microdnf");
+  fs::remove_all(dir);
 }
