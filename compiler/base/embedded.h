@@ -12,4 +12,11 @@ struct EmbeddedFile {
   std::string_view bytes;
 };
 
+/// schema/*.mlenv, paths relative to schema/ (compiler/check reads them).
+extern const EmbeddedFile kSchemaFiles[];
+extern const std::size_t kSchemaFiles_count;
+/// stdlib/**.mlenv, paths relative to stdlib/ (`std/...` imports).
+extern const EmbeddedFile kStdlibFiles[];
+extern const std::size_t kStdlibFiles_count;
+
 }  // namespace mlenv

@@ -2,7 +2,6 @@
 
 #include <openssl/evp.h>
 
-#include <memory>
 #include <stdexcept>
 
 namespace mlenv {

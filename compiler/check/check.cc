@@ -5,11 +5,6 @@
 #include "compiler/base/embedded.h"
 #include "compiler/check/checker.h"
 
-namespace mlenv {
-extern const EmbeddedFile kSchemaFiles[];
-extern const std::size_t kSchemaFiles_count;
-}  // namespace mlenv
-
 namespace mlenv::check {
 namespace {
 

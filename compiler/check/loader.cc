@@ -8,11 +8,6 @@
 #include "compiler/check/checker.h"
 #include "compiler/parse/parser.h"
 
-namespace mlenv {
-extern const EmbeddedFile kStdlibFiles[];
-extern const std::size_t kStdlibFiles_count;
-}  // namespace mlenv
-
 namespace mlenv::check {
 namespace {
 

@@ -3,11 +3,6 @@
 #include "compiler/base/embedded.h"
 #include "compiler/parse/parser.h"
 
-namespace mlenv {
-extern const EmbeddedFile kSchemaFiles[];
-extern const std::size_t kSchemaFiles_count;
-}  // namespace mlenv
-
 namespace mlenv::check {
 namespace {
 

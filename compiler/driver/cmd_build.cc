@@ -8,8 +8,8 @@
 #include "compiler/driver/options.h"
 #include "compiler/driver/pipeline.h"
 #include "compiler/diag/render.h"
-#include "targets/openapi/openapi.h"
 #include "compiler/plan/output_writer.h"
+#include "targets/openapi/openapi.h"
 #include "targets/target.h"
 
 namespace mlenv::driver {

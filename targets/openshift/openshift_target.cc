@@ -76,7 +76,6 @@ std::string rails_without_ipam(const EnvLayout& layout) {
 
 std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot_json,
                                 const std::map<std::string, std::string>& account_annotations) {
-  const ir::Env& env = *layout.env;
   std::vector<Object> objects;
   // The SCC serves every cluster declaration on its API server: it names none of them.
   if (layout.custom_scc) objects.push_back(ipc_lock_scc(layout.shared_labels));
@@ -108,7 +107,6 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
   std::stable_sort(objects.begin(), objects.end(), [](const Object& a, const Object& b) {
     return static_cast<int>(a.order) < static_cast<int>(b.order);
   });
-  (void)env;
   return objects;
 }
 
