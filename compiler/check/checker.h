@@ -1,6 +1,7 @@
 #pragma once
 // The checker's internal state, shared by its translation units: modules (loader.cc),
-// evaluation and merging (evaluate.cc), completion, rules and lowering (env.cc).
+// evaluation and merging (evaluate.cc), completion (env.cc), rules (rules.cc) and
+// lowering (lower.cc).
 
 #include <deque>
 #include <map>
@@ -26,7 +27,7 @@ struct DeclState {
   Module* module = nullptr;
   const SchemaDef* schema = nullptr;  ///< nullptr for an unknown kind
   enum class Phase { Unvisited, InProgress, Done } phase = Phase::Unvisited;
-  ValuePtr value;  ///< nullptr when evaluation failed
+  ValuePtr value;           ///< nullptr when evaluation failed
   bool had_errors = false;  ///< its evaluation reported errors: reads of it stay silent
 };
 
@@ -75,7 +76,9 @@ class Checker {
   // env.cc
   void complete(Value& value, const SchemaDef& schema, const DeclState& env,
                 const std::string& path);
+  // rules.cc
   void check_rules(const Value& env, const DeclState& state);
+  // lower.cc
   ir::Env lower(const Value& env, const DeclState& state);
 
   const FileSystem& files_;
@@ -87,6 +90,7 @@ class Checker {
   std::deque<DeclState> decls_;
   std::vector<DeclState*> eval_stack_;
   std::set<std::pair<std::uint32_t, std::string>> reported_missing_;
+  std::set<std::uint64_t> reported_rails_;  ///< rails already reported, by source place
   Module schema_module_;  ///< context for evaluating schema defaults (no declarations)
 };
 

@@ -3,6 +3,7 @@
 // resolved, every `extends` is merged, defaults are filled in and the rules of the language
 // have passed. A target never sees the AST.
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,11 +22,14 @@ struct Quantity {
 enum class StorageMode { rwx, per_pod };
 enum class StorageAccess { rwx, rwo };
 enum class Transport { rdma, tcp };
+enum class LinkLayer { ethernet, infiniband };
+/// Who provides a rail's NetworkAttachmentDefinition: mlenvc (SR-IOV) or the cluster.
+enum class Attachment { sriov, existing };
+/// A dev env stays up (StatefulSet); a run and an acceptance run finish (Indexed Job).
+enum class EnvKind { dev, run, acceptance };
 enum class Service { vscode, jupyter, tensorboard };
 enum class Auth { oauth_proxy, none };
 
-/// One RDMA rail: an HCA, the pod interface it carries, and for SR-IOV the attachment and
-/// device-plugin resource. `network` and `resource` are both empty or both set.
 /// The CNI IPAM of an SR-IOV rail's attachment.
 struct Ipam {
   std::string type;                  ///< "whereabouts" or "dhcp"
@@ -33,12 +37,16 @@ struct Ipam {
   std::vector<std::string> exclude;  ///< addresses or CIDRs within `range`
 };
 
+/// One RDMA rail: the pod interface it carries, its link layer, and the attachment and
+/// device-plugin resource that give the pod its device (both set on OpenShift).
 struct Rail {
-  std::string device;         ///< "mlx5_2"
-  std::string interface;      ///< "net1"
-  std::string network;        ///< NetworkAttachmentDefinition name, "" when not SR-IOV
-  std::string resource;       ///< "openshift.io/eno5np0rdma", "" when not SR-IOV
-  std::optional<Ipam> ipam;   ///< unset: the attachment gives the interface no address
+  std::string device;     ///< "mlx5_2"; "" when only the attachment says
+  std::string interface;  ///< "net1"
+  LinkLayer link_layer = LinkLayer::ethernet;
+  std::string network;   ///< NetworkAttachmentDefinition name, "" when none
+  std::string resource;  ///< "openshift.io/eno5np0rdma", "" when none
+  Attachment attachment = Attachment::sriov;
+  std::optional<Ipam> ipam;  ///< unset: the attachment gives the interface no address
 };
 
 struct Rdma {
@@ -48,7 +56,7 @@ struct Rdma {
 };
 
 struct Network {
-  std::optional<Rdma> rdma;                ///< absent: the cluster has no RDMA
+  std::optional<Rdma> rdma;                 ///< absent: the cluster has no RDMA
   std::vector<std::string> tcp_interfaces;  ///< NCCL_SOCKET_IFNAME candidates; empty: any
 };
 
@@ -63,11 +71,14 @@ struct Storage {
   std::string class_name;
   Quantity workspace;
   Quantity datasets;
+  std::string workspace_claim;  ///< an existing claim mounted at /workspace, "" for a new one
+  std::string datasets_claim;   ///< an existing claim mounted at /datasets, "" for a new one
 };
 
 struct Security {
-  std::string service_account;  ///< "" means the compiler names one (`<env>-sa`)
-  std::string scc;              ///< "" means the compiler emits a custom IPC_LOCK-only SCC
+  std::string service_account;     ///< "" means the compiler names one (`<env>-sa`)
+  std::string scc;                 ///< "" means the compiler emits a custom IPC_LOCK-only SCC
+  bool unlimited_memlock = false;  ///< the runtime grants unlimited memlock: no IPC_LOCK needed
 };
 
 struct Cluster {
@@ -102,22 +113,38 @@ struct Resources {
   Quantity shm;  ///< size of the /dev/shm memory emptyDir
 };
 
+/// The NCCL acceptance test of an acceptance run.
+struct Acceptance {
+  int min_busbw_gbps = 0;
+  std::int64_t max_bytes = std::int64_t{1} << 30;
+};
+
 /// One deployable environment: everything a target needs to emit its objects.
 struct Env {
   std::string name;
-  Cluster cluster;  ///< the merged cluster this env runs on
-  Image image;      ///< the merged image it runs
-  int nodes = 1;    ///< pods (one per node)
-  int gpus = 0;     ///< GPUs per pod
+  EnvKind kind = EnvKind::dev;
+  Cluster cluster;         ///< the merged cluster this env runs on
+  Image image;             ///< the merged image it runs
+  int nodes = 1;           ///< pods (one per node)
+  int gpus = 0;            ///< GPUs per pod
   int nproc_per_node = 0;  ///< workers per pod (defaults to gpus, at least 1)
   Transport transport = Transport::tcp;
-  std::string transport_note;  ///< why the transport was chosen when `auto` fell back
+  /// `network = auto` chose RDMA: mlenv-boot may still fall back to TCP when a node cannot use
+  /// it (and says so); with `network = rdma` it fails the job instead.
+  bool transport_auto = false;
+  std::string transport_note;     ///< why the transport was chosen when `auto` fell back
   std::vector<Service> services;  ///< exposed through Routes behind the oauth-proxy
   Auth auth = Auth::oauth_proxy;
-  bool debug = false;             ///< debugpy on 5678, never routed
-  std::vector<std::string> command;  ///< empty: a dev env (services only)
+  bool debug = false;                ///< debugpy on 5678, never routed
+  std::vector<std::string> command;  ///< empty: a dev env (services only) or acceptance run
+  /// "torchrun", "deepspeed" or "accelerate" when `command` is a launcher started once per
+  /// node; "" when it is the per-worker program.
+  std::string launcher;
+  Acceptance acceptance;                    ///< kind == acceptance
+  int restarts = 0;                         ///< gang restarts of a run before it fails
+  std::optional<std::int64_t> ttl_seconds;  ///< a finished run is deleted after this
   Resources resources;
-  Storage storage;  ///< the cluster's storage with the env's overrides applied
+  Storage storage;      ///< the cluster's storage with the env's overrides applied
   bool protect = true;  ///< PVCs are never pruned without --allow-destroy
   std::map<std::string, std::string> labels;
   int master_port = 29500;
@@ -133,8 +160,8 @@ struct InputFile {
 };
 
 struct Program {
-  std::string source;            ///< the root file as given to the compiler (plan.json `source`)
-  std::vector<Env> envs;         ///< in source order of the root file
+  std::string source;             ///< the root file as given to the compiler (plan.json `source`)
+  std::vector<Env> envs;          ///< in source order of the root file
   std::vector<InputFile> inputs;  ///< every file read, for the plan's input digests
 };
 

@@ -4,9 +4,12 @@ namespace mlenv::target {
 
 const char* service_name(ir::Service service) {
   switch (service) {
-    case ir::Service::vscode: return "vscode";
-    case ir::Service::jupyter: return "jupyter";
-    case ir::Service::tensorboard: return "tensorboard";
+    case ir::Service::vscode:
+      return "vscode";
+    case ir::Service::jupyter:
+      return "jupyter";
+    case ir::Service::tensorboard:
+      return "tensorboard";
   }
   return "";
 }
@@ -19,24 +22,29 @@ ExposedService exposed(ir::Service service, const std::string& env) {
   s.service = service;
   s.name = service_name(service);
   s.object_name = env + "-" + s.name;
+  s.tls_secret = s.object_name + "-tls";
   switch (service) {
     case ir::Service::vscode:
       s.app_port = 8080;
       s.proxy_port = 4180;
-      s.argv = {"code-server", "--bind-addr", "127.0.0.1:8080", "--auth", "none",
-                "--disable-telemetry", "/workspace"};
+      s.argv = {"code-server", "--bind-addr",         "127.0.0.1:8080", "--auth",
+                "none",        "--disable-telemetry", "/workspace"};
       break;
     case ir::Service::jupyter:
       s.app_port = 8888;
       s.proxy_port = 4181;
       s.argv = {"jupyter", "lab", "--ip=127.0.0.1", "--port=8888", "--no-browser",
-                "--ServerApp.root_dir=/workspace", "--IdentityProvider.token="};
+                "--ServerApp.root_dir=/workspace", "--IdentityProvider.token=",
+                // oauth-proxy passes the Route's Host header (pass-host-header defaults to
+                // true) and jupyter_server answers 403 to a non-local Host unless remote
+                // access is allowed; it still listens on 127.0.0.1, behind the proxy.
+                "--ServerApp.allow_remote_access=True"};
       break;
     case ir::Service::tensorboard:
       s.app_port = 6006;
       s.proxy_port = 4182;
-      s.argv = {"tensorboard", "--logdir", "/workspace/runs", "--host", "127.0.0.1", "--port",
-                "6006"};
+      s.argv = {"tensorboard", "--logdir", "/workspace/runs", "--host", "127.0.0.1",
+                "--port",      "6006"};
       break;
   }
   return s;
@@ -50,14 +58,18 @@ EnvLayout make_layout(const ir::Env& env) {
   l.cluster = env.cluster.name;
   l.dir = env.cluster.name + "/" + env.name;
   l.namespace_name = env.cluster.namespace_name;
-  l.statefulset = env.name;
+  l.workload = env.name;
+  l.is_job = env.kind != ir::EnvKind::dev;
   l.headless_service = env.name + "-headless";
   l.service_account = env.cluster.security.service_account.empty()
                           ? env.name + "-sa"
                           : env.cluster.security.service_account;
   l.boot_config_map = env.name + "-boot";
   l.job_token_secret = env.name + "-job-token";
-  if (env.transport == ir::Transport::rdma) {
+  const bool rdma = env.transport == ir::Transport::rdma && env.cluster.network.rdma;
+  l.rdma_attached = rdma;
+  l.root_with_ipc_lock = rdma && !env.cluster.security.unlimited_memlock;
+  if (l.root_with_ipc_lock) {
     l.custom_scc = env.cluster.security.scc.empty();
     l.scc = l.custom_scc ? kIpcLockScc : env.cluster.security.scc;
   } else {

@@ -6,9 +6,9 @@ namespace mlenv::target::kube {
 std::string boot_json(const EnvLayout& layout) {
   const ir::Env& env = *layout.env;
   Value doc = Value::map();
-  doc.set("format_version", 1);
+  doc.set("format_version", 2);
   doc.set("job", layout.dir);
-  doc.set("statefulset", layout.statefulset);
+  doc.set("workload", layout.workload);
   doc.set("headless_service", layout.headless_service);
   doc.set("namespace", layout.namespace_name);
   doc.set("nnodes", env.nodes);
@@ -17,7 +17,7 @@ std::string boot_json(const EnvLayout& layout) {
   doc.set("rdzv_port", env.rdzv_port);
   doc.set("master_port", env.master_port);
   bool rdma = env.transport == ir::Transport::rdma && env.cluster.network.rdma.has_value();
-  doc.set("transport", rdma ? "rdma" : "tcp");
+  doc.set("transport", !rdma ? "tcp" : env.transport_auto ? "auto" : "rdma");
   if (rdma) {
     const ir::Rdma& r = *env.cluster.network.rdma;
     Value& out = doc.set("rdma", Value::map());
@@ -26,17 +26,23 @@ std::string boot_json(const EnvLayout& layout) {
       Value& item = rails.push(Value::map());
       item.set("device", rail.device);
       item.set("interface", rail.interface);
+      item.set("link_layer",
+               rail.link_layer == ir::LinkLayer::infiniband ? "infiniband" : "ethernet");
+      item.set("network", rail.network);
+      item.set("resource", rail.resource);
     }
     if (r.gid_index) out.set("gid_index", *r.gid_index);
     if (r.gdr_level) out.set("gdr_level", *r.gdr_level);
   }
-  doc.set("tcp", Value::map()).set("interfaces", Value::strings(env.cluster.network.tcp_interfaces));
+  doc.set("tcp", Value::map())
+      .set("interfaces", Value::strings(env.cluster.network.tcp_interfaces));
   Value& timeouts = doc.set("timeouts", Value::map());
   timeouts.set("discovery_s", 600);
   timeouts.set("rendezvous_s", 600);
   timeouts.set("heartbeat_s", 5);
-  timeouts.set("grace_s", 30);
+  timeouts.set("grace_s", kStopGraceSeconds);
   doc.set("command", Value::strings(env.command));
+  doc.set("launcher", env.launcher);
   Value& services = doc.set("services", Value::seq());
   for (const ExposedService& s : layout.services) {
     Value& item = services.push(Value::map());
@@ -45,15 +51,19 @@ std::string boot_json(const EnvLayout& layout) {
   }
   doc.set("hostfile", "/workspace/.mlenv/hostfile");
   doc.set("deepspeed_env", "/workspace/.deepspeed_env");
+  doc.set("shell_env", std::string(kShellEnvDir) + "/env.sh");
+  doc.set("network_status",
+          layout.rdma_attached ? std::string(kPodInfoDir) + "/network-status" : std::string());
   Value& check = doc.set("nccl_check", Value::map());
-  check.set("min_busbw_gbps", 0);
-  check.set("max_bytes", std::int64_t{1} << 30);
+  const bool acceptance = env.kind == ir::EnvKind::acceptance;
+  check.set("min_busbw_gbps", acceptance ? env.acceptance.min_busbw_gbps : 0);
+  check.set("max_bytes", acceptance ? env.acceptance.max_bytes : std::int64_t{1} << 30);
   return to_json_file(doc);
 }
 
 Object boot_config_map(const EnvLayout& layout, const std::string& boot_json) {
-  Object o = make_object("v1", "ConfigMap", layout.boot_config_map, layout.namespace_name,
-                         layout.labels);
+  Object o =
+      make_object("v1", "ConfigMap", layout.boot_config_map, layout.namespace_name, layout.labels);
   o.order = ApplyOrder::Config;
   o.body.set("data", Value::map()).set("boot.json", boot_json);
   return o;

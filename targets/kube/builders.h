@@ -14,9 +14,9 @@ namespace mlenv::target::kube {
 
 /// What a target adds to the env's pod template besides the main container.
 struct PodExtras {
-  std::string image;                             ///< the main container's image reference
-  std::vector<Value> sidecars;                   ///< containers after the main one
-  std::vector<Value> volumes;                    ///< volumes the sidecars need
+  std::string image;                               ///< the main container's image reference
+  std::vector<Value> sidecars;                     ///< containers after the main one
+  std::vector<Value> volumes;                      ///< volumes the sidecars need
   std::map<std::string, std::string> annotations;  ///< pod template annotations
 };
 
@@ -49,11 +49,30 @@ std::map<std::string, int> rail_resources(const EnvLayout& layout);
 /// Default-deny ingress except `ingress_peer` to the proxy ports and the env's pods to each other.
 Object network_policy(const EnvLayout& layout, Value ingress_peer);
 
-/// The StatefulSet running `mlenv-boot` in every pod.
+/// The pod template every workload of the env runs: mlenv-boot, the sidecars, the volumes.
+Value pod_template(const EnvLayout& layout, const PodExtras& extras);
+/// The StatefulSet of a dev env: pods that stay up with their services.
 Object statefulset(const EnvLayout& layout, const PodExtras& extras);
+/// The Indexed Job of a run: one pod per node that finishes, restarted only as a gang.
+Object job(const EnvLayout& layout, const PodExtras& extras);
+/// The env's workload: a Job for a run, a StatefulSet for a dev env.
+Object workload(const EnvLayout& layout, const PodExtras& extras);
 
-/// The restricted-compatible container securityContext; RDMA adds exactly IPC_LOCK.
-Value container_security(bool ipc_lock);
+/// Who a container runs as.
+enum class ContainerUser {
+  Assigned,     ///< the UID the SCC assigns (restricted-v2), never root
+  RootIpcLock,  ///< UID 0 with only IPC_LOCK: the one way the capability is effective
+  Nobody,       ///< UID 65534, for sidecars of a pod whose SCC assigns no UID (RunAsAny)
+};
+/// The UID of `nobody`, which sidecars run as beside a root RDMA container.
+inline constexpr int kNobodyUid = 65534;
+/// The container securityContext: no privilege escalation, every capability dropped, and for
+/// RootIpcLock exactly IPC_LOCK added back.
+Value container_security(ContainerUser user);
+/// The pod's terminationGracePeriodSeconds: longer than mlenv-boot's worst-case stop.
+int termination_grace_seconds();
+/// Where an acceptance run writes results.json in the pod.
+std::string acceptance_results_path(const EnvLayout& layout);
 
 /// `kustomization.yaml` listing `resources` in apply order.
 std::string kustomization(const std::vector<std::string>& resources);

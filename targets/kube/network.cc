@@ -4,7 +4,8 @@
 namespace mlenv::target::kube {
 namespace {
 
-const std::vector<ir::Rail>* sriov_rails(const EnvLayout& layout) {
+// The rails whose attachments the env's pods use; none for a TCP env.
+const std::vector<ir::Rail>* attached_rails(const EnvLayout& layout) {
   const ir::Env& env = *layout.env;
   if (env.transport != ir::Transport::rdma || !env.cluster.network.rdma) return nullptr;
   return &env.cluster.network.rdma->rails;
@@ -14,10 +15,10 @@ const std::vector<ir::Rail>* sriov_rails(const EnvLayout& layout) {
 
 std::vector<Object> network_attachments(const EnvLayout& layout) {
   std::vector<Object> out;
-  const auto* rails = sriov_rails(layout);
+  const auto* rails = attached_rails(layout);
   if (!rails) return out;
   for (const ir::Rail& rail : *rails) {
-    if (rail.network.empty()) continue;
+    if (rail.network.empty() || rail.attachment == ir::Attachment::existing) continue;
     Object o = make_object("k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", rail.network,
                            layout.namespace_name, layout.shared_labels,
                            {{"k8s.v1.cni.cncf.io/resourceName", rail.resource}});
@@ -26,7 +27,10 @@ std::vector<Object> network_attachments(const EnvLayout& layout) {
     Value config = Value::map();
     config.set("cniVersion", "0.3.1");
     config.set("name", rail.network);
-    config.set("type", "sriov");
+    // RoCE VFs are Ethernet netdevs for the SR-IOV CNI; InfiniBand VFs need its IB sibling
+    // (k8snetworkplumbingwg/ib-sriov-cni), which sets the VF's GUID instead of a MAC.
+    const bool infiniband = rail.link_layer == ir::LinkLayer::infiniband;
+    config.set("type", infiniband ? "ib-sriov" : "sriov");
     config.set("link_state", "enable");
     Value& ipam = config.set("ipam", Value::map());
     if (rail.ipam) {
@@ -41,7 +45,7 @@ std::vector<Object> network_attachments(const EnvLayout& layout) {
 }
 
 std::string networks_annotation(const EnvLayout& layout) {
-  const auto* rails = sriov_rails(layout);
+  const auto* rails = attached_rails(layout);
   if (!rails) return "";
   Value list = Value::seq();
   for (const ir::Rail& rail : *rails) {
@@ -55,7 +59,7 @@ std::string networks_annotation(const EnvLayout& layout) {
 
 std::map<std::string, int> rail_resources(const EnvLayout& layout) {
   std::map<std::string, int> out;
-  const auto* rails = sriov_rails(layout);
+  const auto* rails = attached_rails(layout);
   if (!rails) return out;
   for (const ir::Rail& rail : *rails) {
     if (!rail.resource.empty()) ++out[rail.resource];
@@ -64,7 +68,7 @@ std::map<std::string, int> rail_resources(const EnvLayout& layout) {
 }
 
 Object network_policy(const EnvLayout& layout, Value ingress_peer) {
-  Object o = make_object("networking.k8s.io/v1", "NetworkPolicy", layout.statefulset,
+  Object o = make_object("networking.k8s.io/v1", "NetworkPolicy", layout.workload,
                          layout.namespace_name, layout.labels);
   o.order = ApplyOrder::Policy;
   Value& spec = o.body.set("spec", Value::map());

@@ -24,7 +24,7 @@ Value plan_inputs(const std::vector<ir::InputFile>& files) {
 
 std::string plan_json(const EnvLayout& layout, const PlanContext& context,
                       const std::vector<PlannedObject>& objects,
-                      const std::vector<PlannedFile>& files) {
+                      const std::vector<PlannedFile>& files, const PlanSteps& steps) {
   const ir::Env& env = *layout.env;
   Value doc = Value::map();
   doc.set("format_version", 1);
@@ -36,6 +36,9 @@ std::string plan_json(const EnvLayout& layout, const PlanContext& context,
   doc.set("namespace", layout.namespace_name);
   doc.set("transport", env.transport == ir::Transport::rdma ? "rdma" : "tcp");
   doc.set("transport_note", env.transport_note);
+  doc.set("env_kind", env.kind == ir::EnvKind::dev   ? "dev"
+                      : env.kind == ir::EnvKind::run ? "run"
+                                                     : "acceptance");
   doc.set("inputs", context.inputs);
   Value& out = doc.set("objects", Value::seq());
   for (const PlannedObject& p : objects) {
@@ -52,6 +55,9 @@ std::string plan_json(const EnvLayout& layout, const PlanContext& context,
     item.set("admin", o.admin);
     item.set("shared", o.shared);
   }
+  doc.set("secrets", steps.secrets);
+  doc.set("grants", steps.grants);
+  doc.set("actions", steps.actions);
   Value& listed = doc.set("files", Value::seq());
   for (const PlannedFile& f : files) {
     Value& item = listed.push(Value::map());

@@ -31,12 +31,20 @@ struct PlanContext {
   Value inputs;        ///< [{path, sha256}] sorted by path, computed once per program
 };
 
+/// What apply does for the env besides applying its objects, as data (PLAN_JSON.md): the
+/// Secrets it creates when missing, the SCC grants it checks, and the actions after objects.
+struct PlanSteps {
+  Value secrets = Value::seq();  ///< [{name, key, random_bytes}]
+  Value grants = Value::seq();   ///< [{scc, service_account}]
+  Value actions = Value::seq();  ///< [{action, after, ...}] in apply order
+};
+
 /// The `inputs` array for `files` (sorted by path).
 Value plan_inputs(const std::vector<ir::InputFile>& files);
 
 /// plan.json for one env; `objects` in apply order, `files` sorted by path.
 std::string plan_json(const EnvLayout& layout, const PlanContext& context,
                       const std::vector<PlannedObject>& objects,
-                      const std::vector<PlannedFile>& files);
+                      const std::vector<PlannedFile>& files, const PlanSteps& steps);
 
 }  // namespace mlenv::target::kube

@@ -16,8 +16,8 @@ Value port(const char* name, int number, Value target) {
 
 Object headless_service(const EnvLayout& layout) {
   const ir::Env& env = *layout.env;
-  Object o = make_object("v1", "Service", layout.headless_service, layout.namespace_name,
-                         layout.labels);
+  Object o =
+      make_object("v1", "Service", layout.headless_service, layout.namespace_name, layout.labels);
   o.order = ApplyOrder::Service;
   Value& spec = o.body.set("spec", Value::map());
   spec.set("clusterIP", "None");
@@ -31,14 +31,19 @@ Object headless_service(const EnvLayout& layout) {
 
 Object exposed_service(const EnvLayout& layout, const ExposedService& service,
                        const std::map<std::string, std::string>& annotations) {
-  Object o = make_object("v1", "Service", service.object_name, layout.namespace_name,
-                         layout.labels, annotations);
+  Object o = make_object("v1", "Service", service.object_name, layout.namespace_name, layout.labels,
+                         annotations);
   o.order = ApplyOrder::Service;
   Value& spec = o.body.set("spec", Value::map());
   spec.set("type", "ClusterIP");
-  // Tools run once per pod, but people use the first pod's (seeds/000: "VSCode only on master").
+  // Tools run on the first pod only (seeds/000: "VSCode only on master"): select it by the
+  // label its controller gives it.
   std::map<std::string, std::string> selector = layout.selector;
-  selector["statefulset.kubernetes.io/pod-name"] = layout.statefulset + "-0";
+  if (layout.is_job) {
+    selector.emplace("batch.kubernetes.io/job-completion-index", "0");
+  } else {
+    selector.emplace("statefulset.kubernetes.io/pod-name", layout.workload + "-0");
+  }
   spec.set("selector", string_map(selector));
   spec.set("ports", Value::seq()).push(port("proxy", service.proxy_port, "px-" + service.name));
   return o;

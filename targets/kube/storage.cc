@@ -6,10 +6,12 @@ namespace {
 struct Volume {
   const char* name;
   const ir::Quantity* size;
+  const std::string* existing_claim;  ///< mounted instead of a claim of the env's own
 };
 
 std::vector<Volume> volumes(const ir::Env& env) {
-  return {{"workspace", &env.storage.workspace}, {"datasets", &env.storage.datasets}};
+  return {{"workspace", &env.storage.workspace, &env.storage.workspace_claim},
+          {"datasets", &env.storage.datasets, &env.storage.datasets_claim}};
 }
 
 Value claim_spec(const char* access, const std::string& class_name, const ir::Quantity& size) {
@@ -26,9 +28,9 @@ Value claim_spec(const char* access, const std::string& class_name, const ir::Qu
 std::vector<Object> shared_claims(const EnvLayout& layout) {
   const ir::Env& env = *layout.env;
   std::vector<Object> out;
-  if (env.storage.mode != ir::StorageMode::rwx) return out;
+  if (env.storage.mode != ir::StorageMode::rwx || env.kind == ir::EnvKind::acceptance) return out;
   for (const Volume& v : volumes(env)) {
-    if (v.size->text.empty()) continue;
+    if (v.size->text.empty() || !v.existing_claim->empty()) continue;
     Object o = make_object("v1", "PersistentVolumeClaim", env.name + "-" + v.name,
                            layout.namespace_name, layout.labels);
     o.order = ApplyOrder::Storage;
@@ -43,7 +45,7 @@ Value claim_templates(const EnvLayout& layout) {
   Value out = Value::seq();
   if (env.storage.mode != ir::StorageMode::per_pod) return out;
   for (const Volume& v : volumes(env)) {
-    if (v.size->text.empty()) continue;
+    if (v.size->text.empty() || !v.existing_claim->empty()) continue;
     Value& t = out.push(Value::map());
     Value& meta = t.set("metadata", Value::map());
     meta.set("name", v.name);

@@ -14,9 +14,9 @@ constexpr const char* kDebugpy = "debugpy==1.8.12";
 
 bool is_shell_safe(const std::string& word) {
   return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == '.' || c == '/' || c == ':' || c == '=' || c == '+' ||
-           c == '@' || c == ',';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.' || c == '/' || c == ':' || c == '=' || c == '+' || c == '@' ||
+           c == ',';
   });
 }
 
@@ -109,13 +109,14 @@ std::string dockerfile(const EnvLayout& layout) {
   // The compiler comes from the base image's own package manager: Debian and Ubuntu (NGC) or
   // RHEL and UBI; this stage is discarded, only the binary is copied on.
   d += "USER 0\n";
-  d += "RUN if command -v apt-get > /dev/null; then \\\n"
-       "      apt-get update && apt-get install -y --no-install-recommends cmake g++ make \\\n"
-       "      && rm -rf /var/lib/apt/lists/*; \\\n"
-       "    elif command -v dnf > /dev/null; then dnf install -y cmake gcc-c++ make; \\\n"
-       "    elif command -v microdnf > /dev/null; then microdnf install -y cmake gcc-c++ make; \\\n"
-       "    else echo 'mlenv-boot: the base image has no apt-get, dnf or microdnf' >&2; exit 1; \\\n"
-       "    fi\n";
+  d +=
+      "RUN if command -v apt-get > /dev/null; then \\\n"
+      "      apt-get update && apt-get install -y --no-install-recommends cmake g++ make \\\n"
+      "      && rm -rf /var/lib/apt/lists/*; \\\n"
+      "    elif command -v dnf > /dev/null; then dnf install -y cmake gcc-c++ make; \\\n"
+      "    elif command -v microdnf > /dev/null; then microdnf install -y cmake gcc-c++ make; \\\n"
+      "    else echo 'mlenv-boot: the base image has no apt-get, dnf or microdnf' >&2; exit 1; \\\n"
+      "    fi\n";
   d += "COPY " + std::string(kRuntimeDir) + "/ /src/mlenv/\n";
   d += "RUN cmake -S /src/mlenv -B /build -DCMAKE_BUILD_TYPE=Release -DMLENV_WERROR=OFF \\\n"
        " && cmake --build /build --target mlenv-boot -j\"$(nproc)\" \\\n"
@@ -138,6 +139,17 @@ std::string dockerfile(const EnvLayout& layout) {
   for (const auto& [key, value] : image.env) d += "ENV " + key + "=" + shell_quote(value) + "\n";
   for (const std::string& step : image.run) d += "RUN " + step + "\n";
   d += "COPY --from=mlenv-boot /usr/local/bin/mlenv-boot /usr/local/bin/mlenv-boot\n";
+  // `oc exec` and `oc rsh` shells start from the container's environment, not mlenv-boot's:
+  // they read what it decided (NCCL_*, MASTER_ADDR, ranks) from the file it writes. Login
+  // shells read /etc/profile.d, interactive bash /etc/bash.bashrc (Debian, Ubuntu) or
+  // /etc/bashrc (RHEL), and an interactive POSIX sh (`oc rsh`'s /bin/sh) reads $ENV.
+  d += "RUN echo 'if [ -r " + std::string(kShellEnvDir) + "/env.sh ]; then . " +
+       std::string(kShellEnvDir) +
+       "/env.sh; fi' > /etc/profile.d/mlenv.sh \\\n"
+       " && for rc in /etc/bash.bashrc /etc/bashrc; do \\\n"
+       "      if [ -f \"$rc\" ]; then echo '. /etc/profile.d/mlenv.sh' >> \"$rc\"; fi; \\\n"
+       "    done\n";
+  d += "ENV ENV=/etc/profile.d/mlenv.sh\n";
   // OpenShift runs pods with an arbitrary UID in group 0: group-writable work directories.
   d += "RUN mkdir -p /workspace /datasets /etc/mlenv \\\n"
        " && chgrp -R 0 /workspace /datasets \\\n"

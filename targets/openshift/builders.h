@@ -17,13 +17,15 @@ Object ipc_lock_scc(const std::map<std::string, std::string>& labels);
 /// A Role with `use` on exactly the env's SCC, and its RoleBinding to the env's SA.
 std::vector<Object> scc_grant(const EnvLayout& layout);
 
-/// The edge-terminated, redirecting Route to one exposed tool's Service.
+/// The reencrypting, redirecting Route to one exposed tool's Service (its proxy serves the
+/// service CA's certificate).
 Object route(const EnvLayout& layout, const ExposedService& service);
 /// The ServiceAccount annotations that let oauth-proxy redirect back to each Route.
 std::map<std::string, std::string> oauth_redirect_annotations(const EnvLayout& layout);
 /// The oauth-proxy sidecars and the volume holding their cookie secret (a reference only).
 void add_oauth_proxies(const EnvLayout& layout, kube::PodExtras& extras);
-/// The Secret the proxies read their cookie secret from; created by people, never emitted.
+/// The Secret the proxies read their cookie secret from: never emitted (no secret is ever
+/// written to git); `mlenvc apply` creates it when missing (plan.json `secrets`).
 std::string cookie_secret_name(const EnvLayout& layout);
 
 /// The image reference of the env's ImageStreamTag in the internal registry.

@@ -60,27 +60,18 @@ struct EnvOutput {
   Diagnostics diagnostics;
 };
 
-// The attachments of the env's SR-IOV rails that give no address, as "`a`, `b`", or "".
-std::string rails_without_ipam(const EnvLayout& layout) {
-  const ir::Env& env = *layout.env;
-  std::string out;
-  if (env.transport != ir::Transport::rdma || !env.cluster.network.rdma) return out;
-  for (const ir::Rail& rail : env.cluster.network.rdma->rails) {
-    if (rail.network.empty() || rail.ipam) continue;
-    out += (out.empty() ? "`" : ", `") + rail.network + "`";
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot_json,
                                 const std::map<std::string, std::string>& account_annotations) {
   std::vector<Object> objects;
-  // The SCC serves every cluster declaration on its API server: it names none of them.
-  if (layout.custom_scc) objects.push_back(ipc_lock_scc(layout.shared_labels));
+  // The SCC serves every cluster declaration on its API server: it names none of them. A
+  // cluster that names its own SCC gets no admin objects: the grant is the platform team's.
+  if (layout.custom_scc) {
+    objects.push_back(ipc_lock_scc(layout.shared_labels));
+    append(objects, scc_grant(layout));
+  }
   objects.push_back(kube::service_account(layout, account_annotations));
-  append(objects, scc_grant(layout));
   append(objects, kube::network_attachments(layout));
   append(objects, kube::shared_claims(layout));
   objects.push_back(kube::boot_config_map(layout, boot_json));
@@ -88,7 +79,9 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
   objects.push_back(build_config(layout));
   objects.push_back(kube::headless_service(layout));
   for (const ExposedService& s : layout.services) {
-    objects.push_back(kube::exposed_service(layout, s, {}));
+    // The service CA writes the proxy's serving certificate into this Secret.
+    objects.push_back(kube::exposed_service(
+        layout, s, {{"service.beta.openshift.io/serving-cert-secret-name", s.tls_secret}}));
   }
   kube::PodExtras extras;
   extras.image = internal_image(layout);
@@ -97,7 +90,7 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
   std::string networks = kube::networks_annotation(layout);
   if (!networks.empty()) extras.annotations["k8s.v1.cni.cncf.io/networks"] = networks;
   add_oauth_proxies(layout, extras);
-  objects.push_back(kube::statefulset(layout, extras));
+  objects.push_back(kube::workload(layout, extras));
   for (const ExposedService& s : layout.services) objects.push_back(route(layout, s));
   Value router = Value::map();
   router.set("namespaceSelector", Value::map())
@@ -127,6 +120,50 @@ void OpenShiftTarget::check(const ir::Program& program, Diagnostics& diagnostics
 }
 
 namespace {
+
+// What apply does for the env besides applying objects (PLAN_JSON.md).
+kube::PlanSteps plan_steps(const EnvLayout& layout) {
+  kube::PlanSteps steps;
+  if (!layout.services.empty()) {
+    Value& secret = steps.secrets.push(Value::map());
+    secret.set("name", cookie_secret_name(layout));
+    secret.set("key", "cookie_secret");
+    secret.set("random_bytes", 32);
+  }
+  if (layout.root_with_ipc_lock) {
+    Value& grant = steps.grants.push(Value::map());
+    grant.set("scc", layout.scc);
+    grant.set("service_account", layout.service_account);
+  }
+  Value& build = steps.actions.push(Value::map());
+  build.set("action", "build");
+  build.set("after", "BuildConfig/" + layout.image_stream);
+  build.set("build_config", layout.image_stream);
+  build.set("image_stream_tag", layout.image_tag);
+  build.set("image", internal_image(layout));
+  Value& wait = steps.actions.push(Value::map());
+  wait.set("action", layout.is_job ? "complete" : "rollout");
+  wait.set("after", std::string(layout.is_job ? "Job/" : "StatefulSet/") + layout.workload);
+  return steps;
+}
+
+// Lines for people about what the env needs from the platform team.
+std::vector<std::string> env_notes(const EnvLayout& layout) {
+  std::vector<std::string> notes;
+  if (!layout.root_with_ipc_lock) return notes;
+  if (layout.custom_scc) {
+    notes.push_back("the platform team applies " + layout.cluster +
+                    "/_admin/ once (mlenvc apply --admin): SCC `" + layout.scc +
+                    "` and the grant of its `use` to ServiceAccount `" + layout.service_account +
+                    "` in namespace `" + layout.namespace_name + "`");
+  } else {
+    notes.push_back("the platform team grants `use` of SCC `" + layout.scc + "` to `" +
+                    layout.service_account + "` (oc adm policy add-scc-to-user " + layout.scc +
+                    " -z " + layout.service_account + " -n " + layout.namespace_name +
+                    "); apply checks it");
+  }
+  return notes;
+}
 
 EnvOutput render_env(const EnvLayout& layout,
                      const std::map<std::string, std::string>& account_annotations,
@@ -172,25 +209,11 @@ EnvOutput render_env(const EnvLayout& layout,
     add_file("kustomization.yaml", kube::kustomization(resources));
     std::sort(listed.begin(), listed.end(),
               [](const auto& a, const auto& b) { return a.path < b.path; });
-    out.files.push_back(
-        {layout.dir + "/plan.json", kube::plan_json(layout, context, planned, listed)});
+    out.files.push_back({layout.dir + "/plan.json",
+                         kube::plan_json(layout, context, planned, listed, plan_steps(layout))});
   }
 
-  if (!layout.services.empty()) {
-    out.notes.push_back("create the Secret `" + cookie_secret_name(layout) + "` in namespace `" +
-                        layout.namespace_name +
-                        "` (key `cookie_secret`, 32 random bytes) before applying " + layout.dir);
-  }
-  if (std::string bare = rails_without_ipam(layout); !bare.empty()) {
-    out.notes.push_back("the SR-IOV attachments " + bare + " of cluster `" + layout.cluster +
-                        "` have no `ipam`: their interfaces get no IP address, which RoCE v2 "
-                        "needs (set `ipam` on the cluster's rails)");
-  }
-  if (env.transport == ir::Transport::rdma) {
-    out.notes.push_back("the RoleBinding `" + layout.statefulset + "-use-scc` in " + layout.dir +
-                        " grants `use` of SCC `" + layout.scc +
-                        "`: it must be applied by someone who may use that SCC (cluster-admin)");
-  }
+  out.notes = env_notes(layout);
   return out;
 }
 
@@ -270,8 +293,6 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
     if (tree) {
       out.files.push_back({cluster + "/_admin/kustomization.yaml", kube::kustomization(resources)});
     }
-    notes.insert("cluster-admin must apply " + cluster + "/_admin/ (oc apply -k " + cluster +
-                 "/_admin) before the envs of cluster `" + cluster + "`");
   }
   if (tree && !program.envs.empty()) {
     for (const auto& [path, bytes] : runtime_sources()) {

@@ -3,11 +3,12 @@
 namespace mlenv::target::openshift {
 
 Object ipc_lock_scc(const std::map<std::string, std::string>& labels) {
-  Object o = make_object("security.openshift.io/v1", "SecurityContextConstraints", kIpcLockScc,
-                         "", labels,
-                         {{"kubernetes.io/description",
-                           "restricted-v2 plus the IPC_LOCK capability that RDMA memory "
-                           "registration needs; emitted by mlenvc"}});
+  Object o =
+      make_object("security.openshift.io/v1", "SecurityContextConstraints", kIpcLockScc, "", labels,
+                  {{"kubernetes.io/description",
+                    "restricted-v2, but the RDMA container may run as UID 0 with the "
+                    "IPC_LOCK capability that memory registration needs; emitted by "
+                    "mlenvc"}});
   o.admin = true;
   o.order = ApplyOrder::ClusterAdmin;
   Value& b = o.body;
@@ -23,7 +24,11 @@ Object ipc_lock_scc(const std::map<std::string, std::string>& labels) {
   b.set("requiredDropCapabilities", Value::strings({"ALL"}));
   b.set("allowedCapabilities", Value::strings({"IPC_LOCK"}));
   b.set("defaultAddCapabilities", Value::seq());
-  b.set("runAsUser", Value::map()).set("type", "MustRunAsRange");
+  // A capability added to a non-root UID never reaches the effective set (Linux execve rules
+  // without ambient capabilities, kubernetes/kubernetes#56374): the RDMA container runs as
+  // UID 0, whose effective set is exactly the bounding set, IPC_LOCK alone. Pods pick their
+  // UIDs explicitly (root for mlenv, 65534 for sidecars).
+  b.set("runAsUser", Value::map()).set("type", "RunAsAny");
   b.set("seLinuxContext", Value::map()).set("type", "MustRunAs");
   b.set("fsGroup", Value::map()).set("type", "MustRunAs");
   b.set("supplementalGroups", Value::map()).set("type", "RunAsAny");
@@ -36,10 +41,13 @@ Object ipc_lock_scc(const std::map<std::string, std::string>& labels) {
 }
 
 std::vector<Object> scc_grant(const EnvLayout& layout) {
-  std::string name = layout.statefulset + "-use-scc";
+  std::string name = layout.workload + "-use-scc";
   Object role = make_object("rbac.authorization.k8s.io/v1", "Role", name, layout.namespace_name,
                             layout.labels);
   role.order = ApplyOrder::ClusterAdmin;
+  // Granting `use` of an SCC needs that permission already (RBAC escalation check): the
+  // platform team applies these with `mlenvc apply --admin`; a researcher's apply checks them.
+  role.admin = true;
   Value& rule = role.body.set("rules", Value::seq()).push(Value::map());
   rule.set("apiGroups", Value::strings({"security.openshift.io"}));
   rule.set("resources", Value::strings({"securitycontextconstraints"}));
@@ -49,6 +57,7 @@ std::vector<Object> scc_grant(const EnvLayout& layout) {
   Object binding = make_object("rbac.authorization.k8s.io/v1", "RoleBinding", name,
                                layout.namespace_name, layout.labels);
   binding.order = ApplyOrder::ClusterAdmin;
+  binding.admin = true;
   Value& ref = binding.body.set("roleRef", Value::map());
   ref.set("apiGroup", "rbac.authorization.k8s.io");
   ref.set("kind", "Role");

@@ -14,9 +14,11 @@ Object route(const EnvLayout& layout, const ExposedService& service) {
   to.set("name", service.object_name);
   to.set("weight", 100);
   spec.set("port", Value::map()).set("targetPort", "proxy");
-  // The router terminates TLS with its default certificate: no key is ever written (EXP-05).
+  // The router terminates the client's TLS and opens a new TLS connection to the proxy, which
+  // serves the certificate the service CA issued for its Service; the router trusts that CA
+  // for reencrypt Routes without a destinationCACertificate. No key is ever written (EXP-05).
   Value& tls = spec.set("tls", Value::map());
-  tls.set("termination", "edge");
+  tls.set("termination", "reencrypt");
   tls.set("insecureEdgeTerminationPolicy", "Redirect");
   spec.set("wildcardPolicy", "None");
   return o;
@@ -50,29 +52,34 @@ std::map<std::string, std::string> oauth_redirect_annotations(const EnvLayout& l
 }
 
 std::string cookie_secret_name(const EnvLayout& layout) {
-  return layout.statefulset + "-oauth-cookie";
+  return layout.workload + "-oauth-cookie";
 }
 
 void add_oauth_proxies(const EnvLayout& layout, kube::PodExtras& extras) {
   if (layout.services.empty()) return;
+  std::vector<Value> certs;  // each proxy's serving certificate, after the cookie volume
   for (const ExposedService& s : layout.services) {
     Value c = Value::map();
     c.set("name", "oauth-proxy-" + s.name);
     c.set("image", kOauthProxyImage);
     c.set("imagePullPolicy", "IfNotPresent");
-    // Only users who may `get` this Service pass: without --openshift-sar any cluster user would.
+    // Only users who may `update` this Service pass (the edit and admin roles): the tools are a
+    // shell with the env's token and data, and the view role may `get` services. oauth-proxy
+    // posts this as the user's own SubjectAccessReview (providers/openshift/provider.go).
     Value sar = Value::map();
     sar.set("namespace", layout.namespace_name);
     sar.set("resource", "services");
     sar.set("resourceName", s.object_name);
-    sar.set("verb", "get");
+    sar.set("verb", "update");
     c.set("args", Value::strings(std::vector<std::string>{
                       "--provider=openshift",
                       "--openshift-service-account=" + layout.service_account,
                       "--openshift-sar=" + to_json_compact(sar),
                       "--upstream=http://127.0.0.1:" + std::to_string(s.app_port),
-                      "--http-address=:" + std::to_string(s.proxy_port),
-                      "--https-address=",
+                      "--http-address=",
+                      "--https-address=:" + std::to_string(s.proxy_port),
+                      "--tls-cert=/etc/tls/" + s.name + "/tls.crt",
+                      "--tls-key=/etc/tls/" + s.name + "/tls.key",
                       "--cookie-secure=true",
                       "--cookie-secret-file=/etc/oauth-proxy/cookie_secret",
                   }));
@@ -84,6 +91,7 @@ void add_oauth_proxies(const EnvLayout& layout, kube::PodExtras& extras) {
     Value& get = probe.set("httpGet", Value::map());
     get.set("path", "/oauth/healthz");
     get.set("port", "px-" + s.name);
+    get.set("scheme", "HTTPS");
     probe.set("periodSeconds", 10);
     Value& resources = c.set("resources", Value::map());
     for (const char* key : {"requests", "limits"}) {
@@ -91,12 +99,24 @@ void add_oauth_proxies(const EnvLayout& layout, kube::PodExtras& extras) {
       r.set("cpu", "100m");
       r.set("memory", "128Mi");
     }
-    c.set("securityContext", kube::container_security(false));
-    Value& mount = c.set("volumeMounts", Value::seq()).push(Value::map());
-    mount.set("name", "oauth-cookie");
-    mount.set("mountPath", "/etc/oauth-proxy");
-    mount.set("readOnly", true);
+    // Beside a root RDMA container the SCC assigns no UID (RunAsAny): name a non-root one.
+    c.set("securityContext",
+          kube::container_security(layout.root_with_ipc_lock ? kube::ContainerUser::Nobody
+                                                             : kube::ContainerUser::Assigned));
+    Value& mounts = c.set("volumeMounts", Value::seq());
+    Value& cookie = mounts.push(Value::map());
+    cookie.set("name", "oauth-cookie");
+    cookie.set("mountPath", "/etc/oauth-proxy");
+    cookie.set("readOnly", true);
+    Value& cert = mounts.push(Value::map());
+    cert.set("name", s.name + "-tls");
+    cert.set("mountPath", "/etc/tls/" + s.name);
+    cert.set("readOnly", true);
     extras.sidecars.push_back(std::move(c));
+    Value tls = Value::map();
+    tls.set("name", s.name + "-tls");
+    tls.set("secret", Value::map()).set("secretName", s.tls_secret);
+    certs.push_back(std::move(tls));
   }
   Value v = Value::map();
   v.set("name", "oauth-cookie");
@@ -106,6 +126,7 @@ void add_oauth_proxies(const EnvLayout& layout, kube::PodExtras& extras) {
   item.set("key", "cookie_secret");
   item.set("path", "cookie_secret");
   extras.volumes.push_back(std::move(v));
+  for (Value& tls : certs) extras.volumes.push_back(std::move(tls));
 }
 
 }  // namespace mlenv::target::openshift

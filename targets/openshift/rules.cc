@@ -1,5 +1,6 @@
 #include "targets/openshift/rules.h"
 
+#include <set>
 #include <string>
 
 #include "targets/common/env_layout.h"
@@ -67,23 +68,22 @@ void check_pinned_image(const ir::Env& env, Diagnostics& diagnostics) {
 void check_exposure(const ir::Env& env, Diagnostics& diagnostics) {
   if (env.auth != ir::Auth::none || env.services.empty()) return;
   SourceRange at = env.services_range.valid() ? env.services_range : env.range;
-  diagnostics.report(Code::E0502, at,
-                     "env `" + env.name + "` exposes services with `auth = none`",
+  diagnostics.report(Code::E0502, at, "env `" + env.name + "` exposes services with `auth = none`",
                      "every exposed service needs the oauth-proxy");
 }
 
 void check_names(const EnvLayout& layout, Diagnostics& diagnostics) {
   const ir::Env& env = *layout.env;
-  std::string last_host = layout.statefulset + "-" + std::to_string(std::max(env.nodes - 1, 0));
+  std::string last_host = layout.workload + "-" + std::to_string(std::max(env.nodes - 1, 0));
   auto report = [&](const std::string& what, std::size_t size, std::size_t max) {
-    diagnostics.report(Code::E0411, env.range,
-                       what + " is " + std::to_string(size) + " characters, more than " +
-                           std::to_string(max),
-                       "shorten the env name");
+    diagnostics.report(
+        Code::E0411, env.range,
+        what + " is " + std::to_string(size) + " characters, more than " + std::to_string(max),
+        "shorten the env name");
   };
-  if (layout.statefulset.size() > kStatefulSetMax) {
-    report("StatefulSet name `" + layout.statefulset + "`", layout.statefulset.size(),
-           kStatefulSetMax);
+  if (layout.workload.size() > kStatefulSetMax) {
+    report(std::string(layout.is_job ? "Job" : "StatefulSet") + " name `" + layout.workload + "`",
+           layout.workload.size(), kStatefulSetMax);
   } else if (last_host.size() > kLabelMax) {
     report("pod hostname `" + last_host + "`", last_host.size(), kLabelMax);
   }
@@ -96,38 +96,37 @@ void check_names(const EnvLayout& layout, Diagnostics& diagnostics) {
 void check_rails(const EnvLayout& layout, const std::vector<Object>& objects,
                  Diagnostics& diagnostics) {
   const ir::Env& env = *layout.env;
-  if (env.transport != ir::Transport::rdma || !env.cluster.network.rdma) return;
+  if (!layout.rdma_attached) return;
   const auto& rails = env.cluster.network.rdma->rails;
+  std::size_t emitted = 0;  // rails whose attachment mlenvc emits
+  for (const ir::Rail& rail : rails) emitted += rail.attachment == ir::Attachment::sriov;
   std::size_t attachments = 0, entries = 0, units = 0;
   for (const Object& o : objects) {
     if (o.kind == "NetworkAttachmentDefinition") ++attachments;
-    if (o.kind != "StatefulSet") continue;
-    const Value* networks =
-        path(o.body, {"spec", "template", "metadata", "annotations", "k8s.v1.cni.cncf.io/networks"});
+    if (o.order != ApplyOrder::Workload) continue;
+    const Value* networks = path(
+        o.body, {"spec", "template", "metadata", "annotations", "k8s.v1.cni.cncf.io/networks"});
     if (networks) entries = count_json_entries(networks->as_string());
     const Value* containers = path(o.body, {"spec", "template", "spec", "containers"});
     if (!containers || containers->size() == 0) continue;
     const Value* limits = path(containers->items()[0], {"resources", "limits"});
     if (!limits) continue;
+    std::set<std::string> resources;
+    for (const ir::Rail& rail : rails) resources.insert(rail.resource);
     for (std::size_t i = 0; i < limits->size(); ++i) {
-      for (const ir::Rail& rail : rails) {
-        if (!rail.resource.empty() && limits->keys()[i] == rail.resource) {
-          units += static_cast<std::size_t>(limits->items()[i].as_int());
-          break;
-        }
+      if (resources.count(limits->keys()[i])) {
+        units += static_cast<std::size_t>(limits->items()[i].as_int());
       }
     }
   }
-  bool sriov = attachments + entries + units > 0;
-  std::size_t want = sriov ? rails.size() : 0;
-  if (attachments == want && entries == want && units == want) return;
+  if (attachments == emitted && entries == rails.size() && units == rails.size()) return;
   diagnostics.report(Code::E0412, env.cluster.range,
                      "env `" + env.name + "` has " + std::to_string(rails.size()) +
                          " RDMA rails but " + std::to_string(entries) +
                          " network attachments in its pod, " + std::to_string(attachments) +
                          " NetworkAttachmentDefinitions and " + std::to_string(units) +
-                         " SR-IOV resource units",
-                     "every rail needs both `network` and `resource`, or none does");
+                         " device resource units",
+                     "every rail needs its attachment and one unit of its resource");
 }
 
 void check_routes(const ir::Env& env, const std::vector<Object>& objects,
@@ -142,10 +141,10 @@ void check_routes(const ir::Env& env, const std::vector<Object>& objects,
       if (!ports) continue;
       for (const Value& port : ports->items()) {
         if (!leads_to_debugpy(port)) continue;
-        diagnostics.report(Code::E0503, env.range,
-                           "Route `" + route.name + "` of env `" + env.name +
-                               "` would expose debugpy",
-                           "debugpy is reachable only with `oc port-forward`");
+        diagnostics.report(
+            Code::E0503, env.range,
+            "Route `" + route.name + "` of env `" + env.name + "` would expose debugpy",
+            "debugpy is reachable only with `oc port-forward`");
       }
     }
   }

@@ -14,6 +14,10 @@ ir::Env barcelona_env();
 ir::Env hkim_env();
 ir::Env cairo_tcp_env();
 ir::Env dev_env();
+/// An acceptance run on InfiniBand rails (two SR-IOV, one existing shared-device network).
+ir::Env infiniband_env();
+/// A dev env on RoCE where the runtime grants unlimited memlock, on an existing claim.
+ir::Env memlock_env();
 
 /// A program holding `envs`, with one input file so plan.json has digests to show.
 ir::Program program_of(std::vector<ir::Env> envs, std::string source = "examples/test.mlenv");

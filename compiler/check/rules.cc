@@ -1,0 +1,268 @@
+// The rules of the language that need only an env's merged value: each names the failure on a
+// real cluster it prevents, and reports with a stable code (compiler/diag/codes_front.def).
+
+#include <map>
+#include <set>
+
+#include "compiler/check/checker.h"
+#include "compiler/check/launcher.h"
+#include "compiler/check/value_paths.h"
+
+namespace mlenv::check {
+namespace {
+
+// What every rule reads of one env.
+struct EnvView {
+  const Value& env;
+  const Value* cluster;
+  const Value* rdma;  ///< the cluster's rails, when it has any
+  const std::string& name;
+  bool uses_rdma;  ///< `network = rdma`, or `auto` on a cluster with rails
+};
+
+// An SR-IOV rail's addressing: it needs the attachment mlenvc emits, and whereabouts hands out
+// addresses from a range that dhcp must not be given.
+void check_ipam(const Value& rail, Diagnostics& diagnostics) {
+  const Value* ipam = rail.get("ipam");
+  if (!ipam) return;
+  const std::string type = text_at(ipam, {"type"});
+  if (!rail.get("network")) {
+    diagnostics.report(Code::E0408, ipam->range, "`ipam` on a rail without a `network`",
+                       "only an SR-IOV attachment (`network`) carries addresses");
+  } else if (text_at(&rail, {"attachment"}) == "existing") {
+    diagnostics.report(Code::E0408, ipam->range, "`ipam` on an existing attachment",
+                       "its addresses are the existing NetworkAttachmentDefinition's: remove "
+                       "`ipam`, or let mlenvc emit the attachment (`attachment = sriov`)");
+  } else if (type == "whereabouts" && !ipam->get("range")) {
+    diagnostics.report(Code::E0408, ipam->range, "whereabouts needs the `range` to hand out",
+                       "add `range = \"192.168.5.0/24\"` (the rail's subnet)");
+  } else if (type == "dhcp" && (ipam->get("range") || !strings_at(ipam, {"exclude"}).empty())) {
+    diagnostics.report(Code::E0408, range_at(*ipam, {ipam->get("range") ? "range" : "exclude"}),
+                       "dhcp takes its addresses from the network's DHCP server",
+                       "remove `range` and `exclude`, or use `type = whereabouts`");
+  }
+}
+
+void check_rail_names(const Value& rails, Diagnostics& diagnostics) {
+  std::map<std::string, SourceRange> devices, interfaces;
+  for (const auto& rail : rails.items) {
+    const Value* device = rail->get("device");
+    const Value* interface = rail->get("interface");
+    if (device && !devices.emplace(device->text, device->range).second) {
+      Diagnostic& d = diagnostics.report(Code::E0401, device->range,
+                                         "RDMA device `" + device->text + "` is listed twice");
+      d.notes.push_back({"first listed here", devices[device->text]});
+    }
+    if (interface && !interfaces.emplace(interface->text, interface->range).second) {
+      Diagnostic& d = diagnostics.report(Code::E0407, interface->range,
+                                         "interface `" + interface->text + "` carries two rails");
+      d.notes.push_back({"first used here", interfaces[interface->text]});
+    }
+    check_ipam(*rail, diagnostics);
+  }
+}
+
+// An unprivileged pod has a rail's /dev/infiniband/uverbs* and its interface only through an
+// attachment and its device-plugin resource; a RoCE VF without an address has no RoCE v2 GID.
+// Reported once per rail however many envs use it: the rail is the cause.
+void check_rail_attachments(const EnvView& v, std::set<std::uint64_t>& reported,
+                            Diagnostics& diagnostics) {
+  const Value* rails = v.rdma->get("rails");
+  for (const auto& rail : rails ? rails->items : std::vector<ValuePtr>{}) {
+    if (!reported.insert(rail->range.file * 1000003ull + rail->range.begin).second) continue;
+    const bool attached = rail->get("network") && rail->get("resource");
+    if (!attached) {
+      std::string missing = rail->get("network") ? "`resource`" : "`network`";
+      if (!rail->get("network") && !rail->get("resource")) missing = "`network` and `resource`";
+      Diagnostic& d = diagnostics.report(
+          Code::E0402, rail->range,
+          "this rail gives the pod no RDMA device: it names no " + missing,
+          "an unprivileged pod gets /dev/infiniband and `" + text_at(rail.get(), {"interface"}) +
+              "` only through an attachment and its device-plugin resource");
+      d.notes.push_back({"env `" + v.name + "` uses RDMA over it", range_at(v.env, {"network"})});
+      continue;
+    }
+    if (text_at(rail.get(), {"link_layer"}) == "ethernet" &&
+        text_at(rail.get(), {"attachment"}) != "existing" && !rail->get("ipam")) {
+      diagnostics.report(Code::E0409, rail->range,
+                         "RoCE rail `" + text_at(rail.get(), {"network"}) +
+                             "` gives its interface "
+                             "no IP address",
+                         "add `ipam = { type = whereabouts, range = \"<the rail's subnet>\" }`: "
+                         "without an IPv4 address the VF has no RoCE v2 GID");
+    }
+  }
+}
+
+void check_transport(const EnvView& v, Diagnostics& diagnostics) {
+  if (text_at(&v.env, {"network"}) == "rdma" && !v.rdma) {
+    Diagnostic& d = diagnostics.report(
+        Code::E0403, range_at(v.env, {"network"}),
+        "env `" + v.name + "` asks for RDMA, but cluster `" + v.cluster->decl + "` has no rails",
+        "use `network = auto` to fall back to TCP");
+    d.notes.push_back({"cluster declared here", v.cluster->decl_range});
+  }
+}
+
+void check_placement(const EnvView& v, Diagnostics& diagnostics) {
+  std::vector<std::string> pinned = strings_at(v.cluster, {"nodes"});
+  std::int64_t nodes = int_at(&v.env, {"nodes"}, 1);
+  if (!pinned.empty() && nodes > static_cast<std::int64_t>(pinned.size())) {
+    Diagnostic& d = diagnostics.report(Code::E0404, range_at(v.env, {"nodes"}),
+                                       "env `" + v.name + "` wants " + std::to_string(nodes) +
+                                           " pods, but cluster `" + v.cluster->decl + "` pins " +
+                                           std::to_string(pinned.size()) + " nodes",
+                                       "one pod per node: the rest would stay Pending");
+    d.notes.push_back({"the pinned nodes", range_at(*v.cluster, {"nodes"})});
+  }
+  std::int64_t per_node = int_at(v.cluster, {"gpus", "per_node"}, 0);
+  if (const Value* gpus = v.env.get("gpus"); gpus && gpus->number > per_node) {
+    Diagnostic& d =
+        diagnostics.report(Code::E0405, gpus->range,
+                           "env `" + v.name + "` wants " + std::to_string(gpus->number) +
+                               " GPUs per pod, but nodes of `" + v.cluster->decl + "` have " +
+                               std::to_string(per_node));
+    d.notes.push_back({"gpus.per_node of the cluster", range_at(*v.cluster, {"gpus", "per_node"})});
+  }
+}
+
+// The storage an env really gets: its override, else the cluster's.
+const Value* storage_field(const EnvView& v, const char* field) {
+  const Value* own = get_path(&v.env, {"storage", field});
+  return own ? own : get_path(v.cluster, {"storage", field});
+}
+
+void check_storage_class(const EnvView& v, Diagnostics& diagnostics) {
+  const Value* classes = v.cluster ? v.cluster->get("classes") : nullptr;
+  const Value* class_value = storage_field(v, "class");
+  if (!classes || classes->slots.empty() || !class_value) return;
+  const Value* mode = storage_field(v, "mode");
+  const Slot* offered = classes->slot(class_value->text);
+  if (!offered) {
+    std::vector<std::string> names;
+    for (const Slot& s : classes->slots) names.push_back(s.name);
+    std::string hint = closest_name(class_value->text, names);
+    Diagnostic& d = diagnostics.report(
+        Code::E0406, class_value->range,
+        "storage class `" + class_value->text + "` is not among the cluster's classes",
+        hint.empty() ? "" : "did you mean `" + hint + "`?");
+    d.notes.push_back({"the cluster's classes", classes->range});
+  } else if (mode && mode->text == "rwx" && offered->value->text != "rwx") {
+    Diagnostic& d = diagnostics.report(Code::E0406, class_value->range,
+                                       "`rwx` storage needs an rwx class, and `" +
+                                           class_value->text + "` is " + offered->value->text,
+                                       "the claim would stay Pending");
+    d.notes.push_back({"the cluster's classes", classes->range});
+  }
+}
+
+// A run is an Indexed Job, which has no volumeClaimTemplates: its pods cannot each own a
+// claim. An existing claim mounted by pods on several nodes must be ReadWriteMany.
+void check_run_storage(const EnvView& v, bool run, Diagnostics& diagnostics) {
+  const Value* mode = storage_field(v, "mode");
+  if (!mode || mode->text != "per_pod") return;
+  std::int64_t nodes = int_at(&v.env, {"nodes"}, 1);
+  for (const char* volume : {"workspace", "datasets"}) {
+    std::string claim_field = std::string(volume) + "_claim";
+    const Value* claim = storage_field(v, claim_field.c_str());
+    if (claim && nodes > 1) {
+      diagnostics.report(Code::E0415, claim->range,
+                         "existing claim `" + claim->text + "` would be mounted by " +
+                             std::to_string(nodes) + " pods on " + std::to_string(nodes) +
+                             " nodes in `per_pod` mode",
+                         "use `mode = rwx` with a ReadWriteMany claim, or `nodes = 1`");
+    } else if (!claim && run) {
+      Diagnostic& d = diagnostics.report(
+          Code::E0417, range_at(v.env, {"command"}),
+          "run `" + v.name + "` cannot give each pod its own " + volume + " claim",
+          "a run is an Indexed Job, which has no volumeClaimTemplates: use `rwx` storage or an "
+          "existing claim (`" +
+              claim_field + "`)");
+      d.notes.push_back({"`per_pod` storage chosen here", mode->range});
+      return;
+    }
+  }
+}
+
+// Root in the container is what makes IPC_LOCK effective (kubernetes/kubernetes#56374); these
+// built-in OpenShift SCCs either force a non-root UID or allow no added capability.
+bool scc_cannot_lock_memory(const std::string& scc) {
+  static const std::set<std::string> kBuiltIn = {
+      "restricted", "restricted-v2", "restricted-v3",  "nonroot",          "nonroot-v2",
+      "anyuid",     "hostnetwork",   "hostnetwork-v2", "hostmount-anyuid", "hostaccess"};
+  return kBuiltIn.count(scc) != 0;
+}
+
+void check_security(const EnvView& v, Diagnostics& diagnostics) {
+  const Value* scc = get_path(v.cluster, {"security", "scc"});
+  if (!scc) return;
+  if (scc->text == "privileged") {
+    diagnostics.report(Code::E0501, scc->range, "the `privileged` SCC is never granted",
+                       "unset `scc` to get an IPC_LOCK-only SCC, or name one that allows it");
+  } else if (v.uses_rdma && scc_cannot_lock_memory(scc->text) &&
+             int_at(v.cluster, {"security", "unlimited_memlock"}, 0) == 0) {
+    Diagnostic& d = diagnostics.report(
+        Code::E0505, scc->range,
+        "SCC `" + scc->text + "` cannot give env `" + v.name + "` the IPC_LOCK RDMA needs",
+        "unset `scc` to get mlenvc's IPC_LOCK-only SCC, or set `unlimited_memlock = true` "
+        "where the container runtime grants unlimited memlock");
+    d.notes.push_back({"env `" + v.name + "` uses RDMA", range_at(v.env, {"network"})});
+  }
+}
+
+void check_command(const EnvView& v, Diagnostics& diagnostics) {
+  const Value* command = v.env.get("command");
+  if (const Value* acceptance = v.env.get("acceptance");
+      acceptance && command && !command->items.empty()) {
+    Diagnostic& d = diagnostics.report(
+        Code::E0416, command->range, "acceptance run `" + v.name + "` has a command of its own",
+        "an acceptance run is `mlenv-boot --nccl-check`: remove `command`, or `acceptance`");
+    d.notes.push_back({"acceptance declared here", acceptance->range});
+    return;
+  }
+  if (!command) return;
+  std::vector<std::string> words = strings_at(&v.env, {"command"});
+  Launcher launcher = classify_launcher(words);
+  for (const LauncherConflict& c : launcher_conflicts(words, launcher)) {
+    SourceRange at =
+        c.index < command->items.size() ? command->items[c.index]->range : command->range;
+    Diagnostic& d =
+        c.needs_ssh ? diagnostics.report(Code::E0414, at,
+                                         "`" + c.option +
+                                             "` asks DeepSpeed for a multi-host launch over "
+                                             "ssh, which the pods do not run",
+                                         "mlenv-boot starts DeepSpeed once per node without ssh")
+                    : diagnostics.report(Code::E0410, at,
+                                         "`" + c.option + "` is set by mlenv-boot on every node",
+                                         "remove it: mlenv-boot starts " + launcher.kind +
+                                             " once per node with the node-level arguments");
+    d.notes.push_back({"mlenv-boot runs: " + launcher_example(words, launcher), {}});
+  }
+}
+
+}  // namespace
+
+void Checker::check_rules(const Value& env, const DeclState& state) {
+  const Value* cluster = env.get("cluster");
+  const Value* rdma = get_path(cluster, {"network", "rdma"});
+  const std::string& name = state.decl->name.name;
+  const std::string transport = text_at(&env, {"network"});
+  const EnvView view{env, cluster, rdma, name,
+                     transport == "rdma" || (transport == "auto" && rdma != nullptr)};
+  // An acceptance run mounts no storage: it reports through its log (and a results file in
+  // the container), so it runs on any cluster.
+  const bool run = !strings_at(&env, {"command"}).empty() && !env.get("acceptance");
+
+  if (const Value* rails = rdma ? rdma->get("rails") : nullptr) {
+    check_rail_names(*rails, diagnostics_);
+  }
+  if (view.uses_rdma && rdma) check_rail_attachments(view, reported_rails_, diagnostics_);
+  check_transport(view, diagnostics_);
+  check_placement(view, diagnostics_);
+  check_storage_class(view, diagnostics_);
+  if (!env.get("acceptance")) check_run_storage(view, run, diagnostics_);
+  check_security(view, diagnostics_);
+  check_command(view, diagnostics_);
+}
+
+}  // namespace mlenv::check
