@@ -49,7 +49,8 @@ std::string boot_json(const EnvLayout& layout) {
     item.set("name", s.name);
     item.set("argv", Value::strings(s.argv));
   }
-  doc.set("hostfile", "/workspace/.mlenv/hostfile");
+  // seeds/000 wrote the DeepSpeed hostfile here; users and scripts know the path.
+  doc.set("hostfile", "/workspace/.deepspeed/hostfile");
   doc.set("deepspeed_env", "/workspace/.deepspeed_env");
   doc.set("shell_env", std::string(kShellEnvDir) + "/env.sh");
   doc.set("network_status",

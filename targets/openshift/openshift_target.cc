@@ -150,6 +150,10 @@ kube::PlanSteps plan_steps(const EnvLayout& layout) {
 // Lines for people about what the env needs from the platform team.
 std::vector<std::string> env_notes(const EnvLayout& layout) {
   std::vector<std::string> notes;
+  // The transport decision of `network = auto`, made visible where the plan is reviewed.
+  if (!layout.env->transport_note.empty()) {
+    notes.push_back(layout.dir + ": " + layout.env->transport_note);
+  }
   if (!layout.root_with_ipc_lock) return notes;
   if (layout.custom_scc) {
     notes.push_back("the platform team applies " + layout.cluster +
