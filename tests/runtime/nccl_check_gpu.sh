@@ -11,7 +11,7 @@ fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cat > "$dir/boot.json" <<JSON
-{"format_version": 1, "job": "test/gpu", "statefulset": "gpu", "headless_service": "gpu-h",
+{"format_version": 2, "job": "test/gpu", "workload": "gpu", "headless_service": "gpu-h",
  "namespace": "ns", "nnodes": 1, "nproc_per_node": 1, "gpus_per_node": 1,
  "rdzv_port": 29400, "master_port": 29500, "transport": "tcp", "command": [], "services": [],
  "hostfile": "", "deepspeed_env": "",
