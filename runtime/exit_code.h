@@ -8,7 +8,8 @@
 namespace boot {
 
 /// Exit codes; a worker's own code is passed through unchanged, so these sit above the usual
-/// small codes of programs and below 128 (death by signal).
+/// small codes of programs and below 128 (death by signal). The exception is 1, an acceptance
+/// run's "failed" verdict, which the compiler/runtime contract fixes.
 enum ExitCode : int {
   kExitOk = 0,
   kExitNcclCheckFailed = 1,  ///< --nccl-check ran and failed: below min_busbw_gbps, or wrong values
