@@ -227,8 +227,24 @@ void enforce_transport(const BootConfig& config, const JobPlan& plan) {
              : log_info)("transport " + plan.transport + ": " + plan.transport_reason);
 }
 
+// What this node would start: each child's name and exact argv (a launcher's inserted flags).
+Json launch_to_json(const LaunchSpec& spec) {
+  Json out = Json::array();
+  for (const std::vector<ChildSpec>* children : {&spec.workers, &spec.services}) {
+    for (const ChildSpec& child : *children) {
+      Json argv = Json::array();
+      for (const std::string& arg : child.argv) argv.push(arg);
+      Json entry = Json::object();
+      entry.set("name", child.name).set("argv", std::move(argv));
+      out.push(std::move(entry));
+    }
+  }
+  return out;
+}
+
 Json dry_run_plan(const Identity& identity, const JobPlan& plan, const LocalEnvironment& local,
-                  const std::vector<std::string>& command, const ProbeResult& probe) {
+                  const std::vector<std::string>& command, const LaunchSpec& spec,
+                  const ProbeResult& probe) {
   const NodeEnvironment& env = local.env;
   Json strings = Json::array();
   for (const std::string& arg : command) strings.push(arg);
@@ -252,6 +268,7 @@ Json dry_run_plan(const Identity& identity, const JobPlan& plan, const LocalEnvi
   out.set("hostfile", std::move(hostfile))
       .set("deepspeed_env", std::move(deepspeed_env))
       .set("command", std::move(strings))
+      .set("launch", launch_to_json(spec))
       .set("probe", probe_to_json(probe));
   return out;
 }
@@ -291,16 +308,21 @@ int run_self_test(const BootContext& context, const Identity& identity, const Jo
   return run_nccl_check(check);
 }
 
-// Phase 7: start the workers or the launcher (and rank 0's services) and supervise them.
-int launch(const BootContext& context, const Identity& identity, const JobPlan& plan,
-           const NodeEnvironment& env, ControlLink& link) {
+// Phase 7a: the workers or the launcher, and rank 0's services.
+LaunchSpec launch_spec(const BootContext& context, const Identity& identity, const JobPlan& plan,
+                       const NodeEnvironment& env) {
   // `launcher` describes boot.json's command; a command after "--" is a per-worker program.
   bool own_command = context.options.command.empty();
   const std::vector<std::string>& command =
       own_command ? context.config.command : context.options.command;
   std::string launcher = own_command ? context.config.launcher : "";
-  LaunchSpec spec =
-      plan_launch(context.config, command, launcher, plan, identity.node_rank, context.user, env);
+  return plan_launch(context.config, command, launcher, plan, identity.node_rank, context.user,
+                     env);
+}
+
+// Phase 7b: start them and supervise them to the end.
+int launch(const BootContext& context, const Identity& identity, const LaunchSpec& spec,
+           ControlLink& link) {
   if (identity.node_rank != 0 && !context.config.services.empty()) {
     log_info("services run on node 0 only");
   }
@@ -331,10 +353,11 @@ int run_boot(const Options& options) {
     log_info("keeping the user's " + name);
   }
 
+  LaunchSpec spec = launch_spec(context, identity, plan, local.env);
   if (options.dry_run) {
     const std::vector<std::string>& command =
         options.command.empty() ? context.config.command : options.command;
-    print_stdout(dry_run_plan(identity, plan, local, command, probe).pretty());
+    print_stdout(dry_run_plan(identity, plan, local, command, spec, probe).pretty());
     return kExitOk;
   }
   write_node_files(context.config, plan, identity, local.env);
@@ -346,7 +369,7 @@ int run_boot(const Options& options) {
     bool acceptance = options.command.empty() && context.config.command.empty();
     if (code != kExitOk || acceptance) return code;
   }
-  return launch(context, identity, plan, local.env, *agreement.link);
+  return launch(context, identity, spec, *agreement.link);
 }
 
 }  // namespace boot

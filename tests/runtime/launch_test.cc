@@ -197,3 +197,29 @@ TEST_CASE("launch: a dev env runs its services on node 0 and keeps every node up
     CHECK(node.exit_code == 128 + SIGTERM);
   }
 }
+
+TEST_CASE("launch: the dry-run plan shows the launcher's exact argv", "[launch]") {
+  TempDir dir;
+  Json command = Json::array();
+  command.push("deepspeed").push("train.py");
+  Json overrides = Json::object();
+  overrides.set("nnodes", 1)
+      .set("nproc_per_node", 2)
+      .set("command", command)
+      .set("launcher", "deepspeed");
+  std::string config = boot_test::write_config(dir, boot_test::test_config(overrides));
+  BootProcess node =
+      boot_test::start_boot(dir, "dry", {"--config", config, "--node-rank", "0", "--dry-run"});
+  REQUIRE(boot_test::wait_exit(node, 10));
+  INFO(node.err());
+  REQUIRE(node.exit_code == 0);
+  Json plan = *boot::parse_json(node.out()).value;
+  const Json::Array& launch = plan.find("launch")->as_array();
+  REQUIRE(launch.size() == 1);
+  CHECK(launch[0].find("name")->as_string() == "launcher deepspeed");
+  std::vector<std::string> argv;
+  for (const Json& arg : launch[0].find("argv")->as_array()) argv.push_back(arg.as_string());
+  CHECK(argv == words({"deepspeed", "--no_ssh", "--num_nodes=1", "--node_rank=0",
+                       "--master_addr=env-0.env-headless.ns.svc", "--master_port=29500",
+                       "--num_gpus=2", "train.py"}));
+}
