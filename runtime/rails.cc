@@ -71,47 +71,50 @@ std::optional<std::string> network_status_pci_address(const std::string& network
   return std::nullopt;
 }
 
+namespace {
+
+// One rail, `nth` of those naming its resource: the first source that names an HCA wins.
+RailMapping map_rail(const RdmaRail& rail, size_t nth, const std::string& sysfs_root,
+                     const EnvMap& env, const std::optional<std::string>& network_status_text) {
+  auto ibdev_of_pci = [&](const std::string& address) {
+    return ibdev_in(sysfs_root + "/bus/pci/devices/" + address + "/infiniband");
+  };
+  if (!rail.interface.empty()) {
+    std::string folder = sysfs_root + "/class/net/" + rail.interface + "/device/infiniband";
+    if (std::string device = ibdev_in(folder); !device.empty()) {
+      return {rail, device, RailSource::kSysfsNetdev, folder};
+    }
+  }
+  std::string variable;
+  std::vector<std::string> addresses = device_plugin_addresses(env, rail.resource, variable);
+  if (nth < addresses.size()) {
+    if (std::string device = ibdev_of_pci(addresses[nth]); !device.empty()) {
+      return {rail, device, RailSource::kDevicePlugin, variable + "=" + addresses[nth]};
+    }
+  }
+  if (network_status_text && !rail.interface.empty()) {
+    std::optional<std::string> address =
+        network_status_pci_address(*network_status_text, rail.interface);
+    if (std::string device = address ? ibdev_of_pci(*address) : ""; !device.empty()) {
+      return {rail, device, RailSource::kNetworkStatus, "network-status " + *address};
+    }
+  }
+  if (!rail.device.empty()) {
+    return {rail, rail.device, RailSource::kConfig, "boot.json rdma.rails[].device"};
+  }
+  return {rail, "", RailSource::kNone, "no RDMA device attached to " + rail.interface};
+}
+
+}  // namespace
+
 std::vector<RailMapping> map_rails(const std::vector<RdmaRail>& rails,
                                    const std::string& sysfs_root, const EnvMap& env,
                                    const std::optional<std::string>& network_status_text) {
   std::vector<RailMapping> out;
   std::map<std::string, size_t> taken_per_resource;  // the k-th rail of a resource: address k
   for (const RdmaRail& rail : rails) {
-    RailMapping mapping;
-    mapping.rail = rail;
     size_t nth = rail.resource.empty() ? 0 : taken_per_resource[rail.resource]++;
-    if (!rail.interface.empty()) {
-      std::string folder = sysfs_root + "/class/net/" + rail.interface + "/device/infiniband";
-      if (std::string device = ibdev_in(folder); !device.empty()) {
-        out.push_back({rail, device, RailSource::kSysfsNetdev, folder});
-        continue;
-      }
-    }
-    std::string variable;
-    std::vector<std::string> addresses = device_plugin_addresses(env, rail.resource, variable);
-    if (nth < addresses.size()) {
-      std::string folder = sysfs_root + "/bus/pci/devices/" + addresses[nth] + "/infiniband";
-      if (std::string device = ibdev_in(folder); !device.empty()) {
-        out.push_back({rail, device, RailSource::kDevicePlugin, variable + "=" + addresses[nth]});
-        continue;
-      }
-    }
-    if (network_status_text && !rail.interface.empty()) {
-      if (std::optional<std::string> address =
-              network_status_pci_address(*network_status_text, rail.interface)) {
-        std::string folder = sysfs_root + "/bus/pci/devices/" + *address + "/infiniband";
-        if (std::string device = ibdev_in(folder); !device.empty()) {
-          out.push_back({rail, device, RailSource::kNetworkStatus, "network-status " + *address});
-          continue;
-        }
-      }
-    }
-    if (!rail.device.empty()) {
-      out.push_back({rail, rail.device, RailSource::kConfig, "boot.json rdma.rails[].device"});
-      continue;
-    }
-    mapping.detail = "no RDMA device attached to " + rail.interface;
-    out.push_back(mapping);
+    out.push_back(map_rail(rail, nth, sysfs_root, env, network_status_text));
   }
   return out;
 }
