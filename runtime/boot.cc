@@ -66,22 +66,30 @@ Identity establish_identity(const BootContext& context) {
 
 // A build without NCCL cannot run --nccl-check; an acceptance run still leaves a results
 // document saying so, so `mlenvc results` shows the reason rather than nothing.
-void refuse_check_without_nccl(const BootContext& context, const Identity& identity) {
-  if (!context.options.nccl_check || nccl_check_built()) return;
-  std::string why =
-      "--nccl-check: this mlenv-boot was built without NCCL (CUDA and NCCL were not found "
-      "when it was compiled)";
-  if (identity.node_rank == 0 && !context.options.dry_run) {
+// A self-test that cannot start still leaves rank 0's `error` results document, so `mlenvc
+// results` shows why rather than nothing; then fails with `code` and `why`.
+[[noreturn]] void fail_before_self_test(const BootContext& context, const Identity& identity,
+                                        const std::string& transport, int code,
+                                        const std::string& why) {
+  if (context.options.nccl_check && identity.node_rank == 0 && !context.options.dry_run) {
     NcclCheckRequest request;
     request.job = context.config.job;
     request.nnodes = identity.nnodes;
     request.nproc_per_node = context.config.nproc_per_node;
+    request.transport = transport;
     request.min_busbw_gbps = context.config.nccl_min_busbw_gbps;
     CheckTimes times{utc_now(), utc_now(), 0};
-    publish_results(results_to_json(request, {}, {"error", why}, "", times),
+    publish_results(results_to_json(request, {}, {"error", why}, nccl_version_text(), times),
                     context.options.results_path);
   }
-  throw BootError(kExitConfigError, why);
+  throw BootError(code, why);
+}
+
+void refuse_check_without_nccl(const BootContext& context, const Identity& identity) {
+  if (!context.options.nccl_check || nccl_check_built()) return;
+  fail_before_self_test(context, identity, context.config.transport, kExitConfigError,
+                        "--nccl-check: this mlenv-boot was built without NCCL (CUDA and NCCL "
+                        "were not found when it was compiled)");
 }
 
 // Rank 0's rendezvous endpoint: --rdzv, else node 0's DNS name at rdzv_port.
@@ -220,9 +228,11 @@ Agreement agree_on_plan(const BootContext& context, const Identity& identity,
 }
 
 // "rdma" never degrades: every node fails with the same line; "auto" says that it fell back.
-void enforce_transport(const BootConfig& config, const JobPlan& plan) {
-  if (!plan.transport_error.empty()) throw BootError(kExitTransport, plan.transport_error);
-  bool fell_back = config.transport == "auto" && plan.transport != "rdma";
+void enforce_transport(const BootContext& context, const Identity& identity, const JobPlan& plan) {
+  if (!plan.transport_error.empty()) {
+    fail_before_self_test(context, identity, plan.transport, kExitTransport, plan.transport_error);
+  }
+  bool fell_back = context.config.transport == "auto" && plan.transport != "rdma";
   (fell_back ? log_warning
              : log_info)("transport " + plan.transport + ": " + plan.transport_reason);
 }
@@ -346,7 +356,7 @@ int run_boot(const Options& options) {
   ProbeResult probe = probe_this_node(context);
   Agreement agreement = agree_on_plan(context, identity, probe);
   const JobPlan& plan = agreement.plan;
-  enforce_transport(context.config, plan);
+  enforce_transport(context, identity, plan);
   LocalEnvironment local =
       local_environment(context, identity, probe, plan, agreement.reached_interface);
   for (const std::string& name : local.env.kept_from_user) {

@@ -149,3 +149,31 @@ TEST_CASE("nccl check: without NCCL or without a GPU it fails fast and clearly",
   CHECK(check.exit_code == boot::kExitNcclCheckError);
   CHECK(check.err().find("error: nccl check error") != std::string::npos);
 }
+
+TEST_CASE("nccl check: an acceptance run RDMA cannot serve says why in results.json", "[nccl]") {
+  TempDir dir;
+  dir.mkdir("sys");
+  dir.mkdir("dev");
+  boot::Json overrides = boot::Json::object();
+  overrides.set("nnodes", 1).set("transport", "rdma");
+  std::string config = boot_test::write_config(dir, boot_test::test_config(overrides));
+  std::string results = dir.path() + "/results.json";
+  BootProcess check = boot_test::start_boot(
+      dir, "check",
+      {"--config", config, "--node-rank", "0", "--nccl-check", "--results", results, "--sysfs-root",
+       dir.path() + "/sys", "--dev-root", dir.path() + "/dev"});
+  REQUIRE(boot_test::wait_exit(check, 30));
+  INFO(check.err());
+  auto parsed = boot::parse_json(boot_test::slurp(results));
+  REQUIRE(parsed.value);
+  CHECK(parsed.value->find("status")->as_string() == "error");
+  CHECK(check.out().rfind("MLENV_RESULTS {", 0) == 0);
+  if (!boot::nccl_check_built()) {
+    CHECK(check.exit_code == boot::kExitConfigError);
+    return;
+  }
+  CHECK(check.exit_code == boot::kExitTransport);
+  CHECK(parsed.value->find("error")->as_string() ==
+        "transport rdma is required but node 0 (env-0.env-headless.ns.svc) cannot use RDMA: no "
+        "RDMA device");
+}
