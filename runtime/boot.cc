@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "config.h"
@@ -9,12 +10,15 @@
 #include "environment.h"
 #include "exit_code.h"
 #include "identity.h"
+#include "launch.h"
 #include "log.h"
 #include "nccl_check.h"
 #include "plan.h"
 #include "probe.h"
+#include "rails.h"
 #include "rendezvous.h"
 #include "supervisor.h"
+#include "util.h"
 
 namespace boot {
 namespace {
@@ -30,12 +34,133 @@ Clock::time_point after(Clock::time_point start, double seconds) {
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
+// What every phase reads: the flags, boot.json, mlenv-boot's own environment and when it began.
+struct BootContext {
+  const Options& options;
+  BootConfig config;
+  EnvMap user;
+  Clock::time_point start;
+};
+
 // The outcome of the rendezvous on this node, whatever its role.
 struct Agreement {
   JobPlan plan;
   std::string reached_interface;
   std::unique_ptr<ControlLink> link;
 };
+
+// This node's socket interface and environment, derived from the shared plan.
+struct LocalEnvironment {
+  std::string interface;
+  NodeEnvironment env;
+};
+
+// Phase 1: which node this is; the source of the rank is always logged.
+Identity establish_identity(const BootContext& context) {
+  Identity identity = resolve_identity({context.options.node_rank, context.options.nnodes,
+                                        context.config.nnodes, context.user, local_hostname()});
+  log_info("node " + std::to_string(identity.node_rank) + " of " + std::to_string(identity.nnodes) +
+           " (rank from " + identity.rank_source + ", nnodes from " + identity.nnodes_source + ")");
+  return identity;
+}
+
+// A build without NCCL cannot run --nccl-check; an acceptance run still leaves a results
+// document saying so, so `mlenvc results` shows the reason rather than nothing.
+// A self-test that cannot start still leaves rank 0's `error` results document, so `mlenvc
+// results` shows why rather than nothing; then fails with `code` and `why`.
+[[noreturn]] void fail_before_self_test(const BootContext& context, const Identity& identity,
+                                        const std::string& transport, int code,
+                                        const std::string& why) {
+  if (context.options.nccl_check && identity.node_rank == 0 && !context.options.dry_run) {
+    NcclCheckRequest request;
+    request.job = context.config.job;
+    request.nnodes = identity.nnodes;
+    request.nproc_per_node = context.config.nproc_per_node;
+    request.transport = transport;
+    request.min_busbw_gbps = context.config.nccl_min_busbw_gbps;
+    CheckTimes times{utc_now(), utc_now(), 0};
+    publish_results(results_to_json(request, {}, {"error", why}, nccl_version_text(), times),
+                    context.options.results_path);
+  }
+  throw BootError(code, why);
+}
+
+void refuse_check_without_nccl(const BootContext& context, const Identity& identity) {
+  if (!context.options.nccl_check || nccl_check_built()) return;
+  fail_before_self_test(context, identity, context.config.transport, kExitConfigError,
+                        "--nccl-check: this mlenv-boot was built without NCCL (CUDA and NCCL "
+                        "were not found when it was compiled)");
+}
+
+// Rank 0's rendezvous endpoint: --rdzv, else node 0's DNS name at rdzv_port.
+Endpoint rendezvous_endpoint(const BootContext& context) {
+  Endpoint rank0{context.config.peer_host(0), context.config.rdzv_port};
+  if (context.options.rdzv) {
+    std::optional<Endpoint> endpoint = parse_endpoint(*context.options.rdzv);
+    if (!endpoint) throw BootError(kExitConfigError, "--rdzv takes HOST:PORT");
+    rank0 = *endpoint;
+  }
+  if (rank0.port == context.config.master_port) {
+    throw BootError(kExitConfigError, "the rendezvous port must differ from master_port " +
+                                          std::to_string(context.config.master_port));
+  }
+  return rank0;
+}
+
+// Phase 3: maps each rail to the HCA attached on this node, then probes those HCAs.
+ProbeResult probe_this_node(const BootContext& context) {
+  const BootConfig& config = context.config;
+  ProbeOptions probe_options;
+  probe_options.roots = context.options.roots;
+  probe_options.min_memlock_bytes = config.min_memlock_bytes;
+  probe_options.rails_configured = !config.rails.empty();
+  std::optional<std::string> network_status;
+  if (!config.network_status.empty()) network_status = read_file(config.network_status);
+  for (const RailMapping& mapping :
+       map_rails(config.rails, context.options.roots.sysfs, context.user, network_status)) {
+    log_info(describe_mapping(mapping));
+    if (mapping.device.empty()) {
+      probe_options.unmapped_why.push_back(mapping.detail);
+    } else if (std::find(probe_options.devices.begin(), probe_options.devices.end(),
+                         mapping.device) == probe_options.devices.end()) {
+      probe_options.devices.push_back(mapping.device);  // two rails may share one HCA
+    }
+  }
+  ProbeResult probe = probe_node(probe_options);
+  for (const std::string& warning : probe.warnings) log_warning(warning);
+  log_info(std::string("probe: RDMA ") + (probe.rdma_usable ? "usable" : "not usable") + ": " +
+           probe.rdma_detail + "; " + std::to_string(probe.gpu_count) + " GPUs");
+  return probe;
+}
+
+JoinRequest join_request(const BootContext& context, const Identity& identity,
+                         const Endpoint& rank0, const ProbeResult& probe) {
+  std::optional<std::string> secret = lookup(context.user, "MLENV_JOB_TOKEN");
+  JoinRequest request;
+  request.job = context.config.job;
+  request.token = secret ? *secret : fnv1a_hex(context.config.job + "\n" + context.config.digest);
+  request.nnodes = identity.nnodes;
+  request.nproc_per_node = context.config.nproc_per_node;
+  request.report.rank = identity.node_rank;
+  // With --rdzv peers are known by the address they reach rank 0 from; rank 0 by that endpoint.
+  request.report.host = !context.options.rdzv     ? context.config.peer_host(identity.node_rank)
+                        : identity.node_rank == 0 ? rank0.host
+                                                  : "";
+  request.report.rdma_usable = probe.rdma_usable;
+  request.report.rdma_detail = probe.rdma_detail;
+  request.report.gpu_count = probe.gpu_count;
+  return request;
+}
+
+// Phase 5: this node's environment from the shared plan and its own probe.
+LocalEnvironment local_environment(const BootContext& context, const Identity& identity,
+                                   const ProbeResult& probe, const JobPlan& plan,
+                                   const std::string& reached) {
+  std::string interface =
+      choose_socket_interface(context.config.tcp_interfaces, reached, has_interface);
+  return {interface, build_environment(context.config, plan, identity.node_rank, probe, interface,
+                                       context.user, nccl_needs_gid_index())};
+}
 
 // Exports the NCCL variables into mlenv-boot itself, for the self-test it runs in-process.
 void apply_nccl_environment(const NodeEnvironment& env) {
@@ -44,17 +169,93 @@ void apply_nccl_environment(const NodeEnvironment& env) {
   }
 }
 
-EnvMap nccl_subset(const EnvMap& env) {
-  EnvMap out;
-  for (const auto& [name, value] : env) {
-    if (name.starts_with("NCCL_")) out[name] = value;
+// Phase 4 on rank 0 of several nodes: gather every report, decide, send the plan.
+Agreement coordinate(const BootContext& context, const Identity& identity, const ProbeResult& probe,
+                     const JoinRequest& request, int port, double rendezvous_s) {
+  Agreement agreement;
+  Coordinator coordinator(request, port);
+  log_info("rendezvous: waiting for " + std::to_string(identity.nnodes - 1) + " nodes on port " +
+           std::to_string(port));
+  std::vector<NodeReport> reports = coordinator.gather(after(context.start, rendezvous_s));
+  agreement.plan = decide_plan(context.config, reports, context.config.job);
+  agreement.reached_interface = coordinator.reached_interface();
+  // The NCCL id embeds rank 0's bootstrap address, so its NCCL variables must be set first.
+  if (context.options.nccl_check && !context.options.dry_run &&
+      agreement.plan.transport_error.empty()) {
+    apply_nccl_environment(
+        local_environment(context, identity, probe, agreement.plan, agreement.reached_interface)
+            .env);
+    agreement.plan.nccl_unique_id = make_nccl_unique_id();
+  }
+  coordinator.send_plan(agreement.plan);
+  agreement.link = make_coordinator_link(coordinator.take_members(), context.config.heartbeat_s);
+  return agreement;
+}
+
+// Phase 4 on any other node: join rank 0 and take its plan.
+Agreement join(const BootContext& context, const Identity& identity, const JoinRequest& request,
+               const Endpoint& rank0, double discovery_s, double rendezvous_s) {
+  Membership membership =
+      join_rendezvous(rank0, request, after(context.start, discovery_s), rendezvous_s);
+  if (membership.plan.nnodes != identity.nnodes) {
+    throw BootError(kExitConfigError,
+                    "rank 0 planned for " + std::to_string(membership.plan.nnodes) + " nodes");
+  }
+  Agreement agreement;
+  agreement.plan = membership.plan;
+  agreement.reached_interface = interface_of_address(membership.local_address);
+  agreement.link = make_member_link(std::move(membership.link), context.config.heartbeat_s);
+  return agreement;
+}
+
+// Phase 4: one plan shared by every node.
+Agreement agree_on_plan(const BootContext& context, const Identity& identity,
+                        const ProbeResult& probe) {
+  Endpoint rank0 = rendezvous_endpoint(context);
+  double discovery_s = context.options.timeout_s.value_or(context.config.discovery_s);
+  double rendezvous_s = context.options.timeout_s.value_or(context.config.rendezvous_s);
+  JoinRequest request = join_request(context, identity, rank0, probe);
+  if (identity.nnodes == 1) {
+    Agreement agreement;
+    agreement.plan = decide_plan(context.config, {request.report}, context.config.job);
+    agreement.link = make_solo_link();
+    return agreement;
+  }
+  if (identity.node_rank == 0) {
+    return coordinate(context, identity, probe, request, rank0.port, rendezvous_s);
+  }
+  return join(context, identity, request, rank0, discovery_s, rendezvous_s);
+}
+
+// "rdma" never degrades: every node fails with the same line; "auto" says that it fell back.
+void enforce_transport(const BootContext& context, const Identity& identity, const JobPlan& plan) {
+  if (!plan.transport_error.empty()) {
+    fail_before_self_test(context, identity, plan.transport, kExitTransport, plan.transport_error);
+  }
+  bool fell_back = context.config.transport == "auto" && plan.transport != "rdma";
+  (fell_back ? log_warning
+             : log_info)("transport " + plan.transport + ": " + plan.transport_reason);
+}
+
+// What this node would start: each child's name and exact argv (a launcher's inserted flags).
+Json launch_to_json(const LaunchSpec& spec) {
+  Json out = Json::array();
+  for (const std::vector<ChildSpec>* children : {&spec.workers, &spec.services}) {
+    for (const ChildSpec& child : *children) {
+      Json argv = Json::array();
+      for (const std::string& arg : child.argv) argv.push(arg);
+      Json entry = Json::object();
+      entry.set("name", child.name).set("argv", std::move(argv));
+      out.push(std::move(entry));
+    }
   }
   return out;
 }
 
-Json dry_run_plan(const Identity& identity, const JobPlan& plan, const std::string& interface,
-                  const NodeEnvironment& env, const std::vector<std::string>& command,
+Json dry_run_plan(const Identity& identity, const JobPlan& plan, const LocalEnvironment& local,
+                  const std::vector<std::string>& command, const LaunchSpec& spec,
                   const ProbeResult& probe) {
+  const NodeEnvironment& env = local.env;
   Json strings = Json::array();
   for (const std::string& arg : command) strings.push(arg);
   Json hostfile = Json::array();
@@ -71,156 +272,114 @@ Json dry_run_plan(const Identity& identity, const JobPlan& plan, const std::stri
       .set("transport_reason", plan.transport_reason)
       .set("master_addr", plan.master_addr)
       .set("master_port", plan.master_port)
-      .set("socket_interface", interface);
+      .set("socket_interface", local.interface);
   Json environment = environment_to_json(env);
   for (const auto& [key, value] : environment.as_object()) out.set(key, value);
   out.set("hostfile", std::move(hostfile))
       .set("deepspeed_env", std::move(deepspeed_env))
       .set("command", std::move(strings))
+      .set("launch", launch_to_json(spec))
       .set("probe", probe_to_json(probe));
   return out;
+}
+
+void print_stdout(const std::string& text) {
+  ssize_t ignored = ::write(STDOUT_FILENO, text.data(), text.size());
+  (void)ignored;
+}
+
+// Phase 5's files: the DeepSpeed hostfile, .deepspeed_env and the login shells' variables.
+void write_node_files(const BootConfig& config, const JobPlan& plan, const Identity& identity,
+                      const NodeEnvironment& env) {
+  write_job_files(config, env);
+  if (!config.shell_env.empty()) {
+    write_shell_env(config.shell_env, shell_env_lines(env, plan, identity.node_rank));
+  }
+}
+
+// Phase 6: the NCCL all-reduce sweep across every GPU of every node; its exit code.
+int run_self_test(const BootContext& context, const Identity& identity, const JobPlan& plan,
+                  const NodeEnvironment& env) {
+  apply_nccl_environment(env);
+  NcclCheckRequest check;
+  check.job = context.config.job;
+  check.nnodes = plan.nnodes;
+  check.nproc_per_node = plan.nproc_per_node;
+  check.node_rank = identity.node_rank;
+  check.unique_id_hex = plan.nccl_unique_id;
+  check.transport = plan.transport;
+  check.max_bytes = context.config.nccl_max_bytes;
+  check.min_busbw_gbps = context.config.nccl_min_busbw_gbps;
+  check.timeout_s = context.config.nccl_timeout_s;
+  check.results_path = context.options.results_path;
+  for (const auto& [name, value] : env.common) {
+    if (name.starts_with("NCCL_")) check.nccl_env[name] = value;
+  }
+  return run_nccl_check(check);
+}
+
+// Phase 7a: the workers or the launcher, and rank 0's services.
+LaunchSpec launch_spec(const BootContext& context, const Identity& identity, const JobPlan& plan,
+                       const NodeEnvironment& env) {
+  // `launcher` describes boot.json's command; a command after "--" is a per-worker program.
+  bool own_command = context.options.command.empty();
+  const std::vector<std::string>& command =
+      own_command ? context.config.command : context.options.command;
+  std::string launcher = own_command ? context.config.launcher : "";
+  return plan_launch(context.config, command, launcher, plan, identity.node_rank, context.user,
+                     env);
+}
+
+// Phase 7b: start them and supervise them to the end.
+int launch(const BootContext& context, const Identity& identity, const LaunchSpec& spec,
+           ControlLink& link) {
+  if (identity.node_rank != 0 && !context.config.services.empty()) {
+    log_info("services run on node 0 only");
+  }
+  if (spec.workers.empty() && spec.services.empty() && identity.nnodes == 1) {
+    log_info("nothing to launch: boot.json has no command and no services");
+    return kExitOk;
+  }
+  int code = supervise(spec, link);
+  log_info("exiting with code " + std::to_string(code));
+  return code;
 }
 
 }  // namespace
 
 int run_boot(const Options& options) {
-  auto start = Clock::now();
+  BootContext context{options, {}, read_environ(), Clock::now()};
   install_signal_handlers();
-  BootConfig config = load_config(options.config_path);
-  if (options.nccl_check && !nccl_check_built()) make_nccl_unique_id();  // throws: no NCCL
-
-  EnvMap user = read_environ();
-  Identity identity =
-      resolve_identity({options.node_rank, options.nnodes, config.nnodes, user, local_hostname()});
-  log_info("node " + std::to_string(identity.node_rank) + " of " + std::to_string(identity.nnodes) +
-           " (rank from " + identity.rank_source + ", nnodes from " + identity.nnodes_source + ")");
-
-  Endpoint rank0{config.peer_host(0), config.rdzv_port};
-  if (options.rdzv) {
-    std::optional<Endpoint> endpoint = parse_endpoint(*options.rdzv);
-    if (!endpoint) throw BootError(kExitConfigError, "--rdzv takes HOST:PORT");
-    rank0 = *endpoint;
-  }
-  if (rank0.port == config.master_port) {
-    throw BootError(kExitConfigError, "the rendezvous port must differ from master_port " +
-                                          std::to_string(config.master_port));
-  }
-  double discovery_s = options.timeout_s.value_or(config.discovery_s);
-  double rendezvous_s = options.timeout_s.value_or(config.rendezvous_s);
-
-  ProbeOptions probe_options;
-  probe_options.roots = options.roots;
-  for (const RdmaRail& rail : config.rails) probe_options.devices.push_back(rail.device);
-  probe_options.min_memlock_bytes = config.min_memlock_bytes;
-  ProbeResult probe = probe_node(probe_options);
-  for (const std::string& warning : probe.warnings) log_warning(warning);
-  log_info(std::string("probe: RDMA ") + (probe.rdma_usable ? "usable" : "not usable") + ": " +
-           probe.rdma_detail + "; " + std::to_string(probe.gpu_count) + " GPUs");
-
-  std::optional<std::string> secret = lookup(user, "MLENV_JOB_TOKEN");
-  JoinRequest request;
-  request.job = config.job;
-  request.token = secret ? *secret : fnv1a_hex(config.job + "\n" + config.digest);
-  request.nnodes = identity.nnodes;
-  request.nproc_per_node = config.nproc_per_node;
-  request.report.rank = identity.node_rank;
-  // With --rdzv peers are known by the address they reach rank 0 from; rank 0 by that endpoint.
-  request.report.host = !options.rdzv             ? config.peer_host(identity.node_rank)
-                        : identity.node_rank == 0 ? rank0.host
-                                                  : "";
-  request.report.rdma_usable = probe.rdma_usable;
-  request.report.rdma_detail = probe.rdma_detail;
-  request.report.gpu_count = probe.gpu_count;
-
-  // Rank 0 needs its environment before the plan leaves: the self-test's NCCL id depends on it.
-  auto local_environment = [&](const JobPlan& plan, const std::string& reached) {
-    std::string interface = choose_socket_interface(config.tcp_interfaces, reached, has_interface);
-    return std::make_pair(interface, build_environment(config, plan, identity.node_rank, probe,
-                                                       interface, user, nccl_needs_gid_index()));
-  };
-  Agreement agreement;
-  if (identity.nnodes == 1) {
-    agreement.plan = decide_plan(config, {request.report}, config.job);
-    agreement.link = make_solo_link();
-  } else if (identity.node_rank == 0) {
-    Coordinator coordinator(request, rank0.port);
-    log_info("rendezvous: waiting for " + std::to_string(identity.nnodes - 1) + " nodes on port " +
-             std::to_string(rank0.port));
-    std::vector<NodeReport> reports = coordinator.gather(after(start, rendezvous_s));
-    agreement.plan = decide_plan(config, reports, config.job);
-    agreement.reached_interface = coordinator.reached_interface();
-    if (options.nccl_check && !options.dry_run) {
-      apply_nccl_environment(local_environment(agreement.plan, agreement.reached_interface).second);
-      agreement.plan.nccl_unique_id = make_nccl_unique_id();
-    }
-    coordinator.send_plan(agreement.plan);
-    agreement.link = make_coordinator_link(coordinator.take_members(), config.heartbeat_s);
-  } else {
-    Membership membership =
-        join_rendezvous(rank0, request, after(start, discovery_s), rendezvous_s);
-    if (membership.plan.nnodes != identity.nnodes) {
-      throw BootError(kExitConfigError,
-                      "rank 0 planned for " + std::to_string(membership.plan.nnodes) + " nodes");
-    }
-    agreement.plan = membership.plan;
-    agreement.reached_interface = interface_of_address(membership.local_address);
-    agreement.link = make_member_link(std::move(membership.link), config.heartbeat_s);
-  }
+  context.config = load_config(options.config_path);
+  Identity identity = establish_identity(context);
+  refuse_check_without_nccl(context, identity);
+  ProbeResult probe = probe_this_node(context);
+  Agreement agreement = agree_on_plan(context, identity, probe);
   const JobPlan& plan = agreement.plan;
-  auto [interface, env] = local_environment(plan, agreement.reached_interface);
-  (plan.transport == "rdma" || config.transport != "rdma" ? log_info : log_warning)(
-      "transport " + plan.transport + ": " + plan.transport_reason);
-  for (const std::string& name : env.kept_from_user) log_info("keeping the user's " + name);
+  enforce_transport(context, identity, plan);
+  LocalEnvironment local =
+      local_environment(context, identity, probe, plan, agreement.reached_interface);
+  for (const std::string& name : local.env.kept_from_user) {
+    log_info("keeping the user's " + name);
+  }
 
-  std::vector<std::string> command = options.command.empty() ? config.command : options.command;
+  LaunchSpec spec = launch_spec(context, identity, plan, local.env);
   if (options.dry_run) {
-    std::string text = dry_run_plan(identity, plan, interface, env, command, probe).pretty();
-    ssize_t ignored = ::write(STDOUT_FILENO, text.data(), text.size());
-    (void)ignored;
+    const std::vector<std::string>& command =
+        options.command.empty() ? context.config.command : options.command;
+    print_stdout(dry_run_plan(identity, plan, local, command, spec, probe).pretty());
     return kExitOk;
   }
-  write_job_files(config, env);
+  write_node_files(context.config, plan, identity, local.env);
 
   if (options.nccl_check) {
-    apply_nccl_environment(env);
-    NcclCheckRequest check;
-    check.nnodes = plan.nnodes;
-    check.nproc_per_node = plan.nproc_per_node;
-    check.node_rank = identity.node_rank;
-    check.unique_id_hex = plan.nccl_unique_id;
-    check.transport = plan.transport;
-    check.max_bytes = config.nccl_max_bytes;
-    check.min_busbw_gbps = config.nccl_min_busbw_gbps;
-    check.timeout_s = config.nccl_timeout_s;
-    check.results_path = options.results_path;
-    check.nccl_env = nccl_subset(env.common);
-    int code = run_nccl_check(check);
-    if (code != kExitOk) {
-      agreement.link->report_failure(code, "the NCCL self-test failed");
-      return code;
-    }
+    int code = run_self_test(context, identity, plan, local.env);
+    if (code != kExitOk) agreement.link->report_failure(code, "the NCCL self-test failed");
+    // An acceptance run has no command: the self-test's result is the run's result.
+    bool acceptance = options.command.empty() && context.config.command.empty();
+    if (code != kExitOk || acceptance) return code;
   }
-
-  LaunchSpec launch;
-  launch.grace_s = config.grace_s;
-  if (!command.empty()) {
-    for (int local = 0; local < plan.nproc_per_node; ++local) {
-      launch.workers.push_back(
-          {"worker " + std::to_string(local), command, worker_environment(user, env, local)});
-    }
-  }
-  EnvMap service_env = user;
-  for (const auto& [name, value] : env.common) service_env[name] = value;
-  for (const Service& service : config.services) {
-    launch.services.push_back({"service " + service.name, service.argv, service_env});
-  }
-  if (launch.workers.empty() && launch.services.empty()) {
-    log_info("nothing to launch: boot.json has no command and no services");
-    return kExitOk;
-  }
-  int code = supervise(launch, *agreement.link);
-  log_info("exiting with code " + std::to_string(code));
-  return code;
+  return launch(context, identity, spec, *agreement.link);
 }
 
 }  // namespace boot

@@ -1,6 +1,8 @@
 #include "config.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "exit_code.h"
 #include "json.h"
@@ -23,6 +25,14 @@ std::string get_string(const Json& object, const std::string& key, const std::st
   const Json& value = require(object, key);
   if (!value.is_string()) invalid(path, "must be a string");
   return value.as_string();
+}
+
+// A string that may be absent, read as "".
+std::string optional_string(const Json& object, const std::string& key, const std::string& path) {
+  const Json* value = object.find(key);
+  if (!value || value->is_null()) return "";
+  if (!value->is_string()) invalid(path, "must be a string");
+  return value->as_string();
 }
 
 std::int64_t get_int(const Json& value, const std::string& path, std::int64_t min,
@@ -67,10 +77,20 @@ void parse_rdma(const Json& rdma, BootConfig& config) {
     if (!rails->is_array()) invalid("rdma.rails", "must be a list");
     for (const Json& rail : rails->as_array()) {
       if (!rail.is_object()) invalid("rdma.rails", "must hold objects");
-      config.rails.push_back({get_string(rail, "device", "rdma.rails[].device"),
-                              rail.find("interface")
-                                  ? get_string(rail, "interface", "rdma.rails[].interface")
-                                  : std::string()});
+      RdmaRail entry;
+      entry.device = optional_string(rail, "device", "rdma.rails[].device");
+      entry.interface = optional_string(rail, "interface", "rdma.rails[].interface");
+      entry.link_layer = optional_string(rail, "link_layer", "rdma.rails[].link_layer");
+      if (!entry.link_layer.empty() && entry.link_layer != "ethernet" &&
+          entry.link_layer != "infiniband") {
+        invalid("rdma.rails[].link_layer", "must be \"ethernet\" or \"infiniband\"");
+      }
+      entry.network = optional_string(rail, "network", "rdma.rails[].network");
+      entry.resource = optional_string(rail, "resource", "rdma.rails[].resource");
+      if (entry.device.empty() && entry.interface.empty()) {
+        invalid("rdma.rails[]", "needs an interface or a device");
+      }
+      config.rails.push_back(std::move(entry));
     }
   }
   if (const Json* gid = rdma.find("gid_index"); gid && !gid->is_null()) {
@@ -92,7 +112,7 @@ void parse_rdma(const Json& rdma, BootConfig& config) {
 }  // namespace
 
 std::string BootConfig::peer_host(int node_rank) const {
-  return statefulset + "-" + std::to_string(node_rank) + "." + headless_service + "." + namespace_ +
+  return workload + "-" + std::to_string(node_rank) + "." + headless_service + "." + namespace_ +
          ".svc";
 }
 
@@ -141,13 +161,13 @@ BootConfig parse_config(std::string_view text) {
   BootConfig config;
   config.format_version =
       static_cast<int>(get_int(require(root, "format_version"), "format_version", 0, INT32_MAX));
-  if (config.format_version != 1) {
+  if (config.format_version != 2) {
     invalid("format_version", "is " + std::to_string(config.format_version) +
-                                  "; this mlenv-boot reads version 1 only");
+                                  "; this mlenv-boot reads version 2 only");
   }
   config.job = get_string(root, "job", "job");
   if (config.job.empty()) invalid("job", "must not be empty");
-  config.statefulset = get_string(root, "statefulset", "statefulset");
+  config.workload = get_string(root, "workload", "workload");
   config.headless_service = get_string(root, "headless_service", "headless_service");
   config.namespace_ = get_string(root, "namespace", "namespace");
   config.nnodes = static_cast<int>(get_int(require(root, "nnodes"), "nnodes", 1, 65536));
@@ -163,8 +183,8 @@ BootConfig parse_config(std::string_view text) {
     invalid("rdzv_port", "must differ from master_port, which rank 0's trainer listens on");
   }
   config.transport = get_string(root, "transport", "transport");
-  if (config.transport != "rdma" && config.transport != "tcp") {
-    invalid("transport", "must be \"rdma\" or \"tcp\"");
+  if (config.transport != "rdma" && config.transport != "auto" && config.transport != "tcp") {
+    invalid("transport", "must be \"rdma\", \"auto\" or \"tcp\"");
   }
   if (const Json* rdma = root.find("rdma"); rdma && !rdma->is_null()) parse_rdma(*rdma, config);
   if (const Json* tcp = root.find("tcp"); tcp && !tcp->is_null()) {
@@ -182,6 +202,11 @@ BootConfig parse_config(std::string_view text) {
   if (const Json* command = root.find("command")) {
     config.command = get_strings(*command, "command");
   }
+  config.launcher = optional_string(root, "launcher", "launcher");
+  if (!config.launcher.empty() && std::find(std::begin(kLaunchers), std::end(kLaunchers),
+                                            config.launcher) == std::end(kLaunchers)) {
+    invalid("launcher", "must be \"\", \"torchrun\", \"deepspeed\" or \"accelerate\"");
+  }
   if (const Json* services = root.find("services")) {
     if (!services->is_array()) invalid("services", "must be a list");
     for (const Json& service : services->as_array()) {
@@ -193,6 +218,8 @@ BootConfig parse_config(std::string_view text) {
   }
   config.hostfile = get_string(root, "hostfile", "hostfile");
   config.deepspeed_env = get_string(root, "deepspeed_env", "deepspeed_env");
+  config.shell_env = optional_string(root, "shell_env", "shell_env");
+  config.network_status = optional_string(root, "network_status", "network_status");
   if (const Json* check = root.find("nccl_check"); check && !check->is_null()) {
     if (const Json* min = check->find("min_busbw_gbps")) {
       if (!min->is_number() || min->as_number() < 0) {

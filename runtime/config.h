@@ -9,11 +9,19 @@
 
 namespace boot {
 
-/// One RDMA rail: an HCA and the pod interface (SR-IOV VF) it serves.
+/// One RDMA rail: the pod interface of an attachment and how to find the HCA behind it. HCA
+/// names differ from node to node, so `device` is only the last resort of the rail mapping.
 struct RdmaRail {
-  std::string device;
-  std::string interface;
+  std::string device;      ///< the HCA where names are fixed, "" when unknown
+  std::string interface;   ///< the pod interface of the rail ("net1")
+  std::string link_layer;  ///< "ethernet" (RoCE) or "infiniband"
+  std::string network;     ///< the NetworkAttachmentDefinition, "" when none
+  std::string resource;    ///< the device plugin resource, "" when none
 };
+
+/// How a command is started: "" runs it nproc_per_node times as a worker; a launcher runs it
+/// once per node with node-level arguments (runtime/BOOT_CONFIG.md "Launchers").
+inline constexpr const char* kLaunchers[] = {"torchrun", "deepspeed", "accelerate"};
 
 /// A long-running tool started once per pod (code-server, jupyter, ...).
 struct Service {
@@ -23,9 +31,9 @@ struct Service {
 
 /// The whole boot.json, with the defaults the format documents for optional keys.
 struct BootConfig {
-  int format_version = 1;
+  int format_version = 2;
   std::string job;
-  std::string statefulset;
+  std::string workload;  ///< the pod-name prefix of the StatefulSet or Indexed Job
   std::string headless_service;
   std::string namespace_;
   int nnodes = 1;
@@ -33,7 +41,7 @@ struct BootConfig {
   int gpus_per_node = 0;
   int rdzv_port = 29400;
   int master_port = 29500;
-  std::string transport = "tcp";  ///< the compiler's intent: "rdma" or "tcp"
+  std::string transport = "tcp";  ///< "rdma" (required), "auto" (RDMA else TCP) or "tcp"
   std::vector<RdmaRail> rails;
   std::optional<int> gid_index;
   std::optional<std::string> gdr_level;
@@ -44,15 +52,18 @@ struct BootConfig {
   double heartbeat_s = 5;
   double grace_s = 30;
   std::vector<std::string> command;
+  std::string launcher;  ///< "", "torchrun", "deepspeed" or "accelerate"
   std::vector<Service> services;
   std::string hostfile;
   std::string deepspeed_env;
+  std::string shell_env;       ///< where login shells find the job's variables, "" for none
+  std::string network_status;  ///< the Multus network-status file, "" for none
   double nccl_min_busbw_gbps = 0;
   std::uint64_t nccl_max_bytes = std::uint64_t{128} << 20;
   double nccl_timeout_s = 120;
   std::string digest;  ///< a hash of the document's bytes, for the derived job token
 
-  /// The DNS name of node i: `<statefulset>-<i>.<headless_service>.<namespace>.svc`.
+  /// The DNS name of node i: `<workload>-<i>.<headless_service>.<namespace>.svc`.
   std::string peer_host(int node_rank) const;
 };
 

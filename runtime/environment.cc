@@ -71,15 +71,6 @@ void nccl_variables(NodeEnvironment& env, const BootConfig& config, const JobPla
   if (config.gdr_level) prefer_user(env, user, "NCCL_NET_GDR_LEVEL", *config.gdr_level);
 }
 
-bool make_parent_dirs(const std::string& path) {
-  for (size_t slash = path.find('/', 1); slash != std::string::npos;
-       slash = path.find('/', slash + 1)) {
-    std::string dir = path.substr(0, slash);
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return false;
-  }
-  return true;
-}
-
 void write_lines(const std::string& path, const std::vector<std::string>& lines, const char* what) {
   if (path.empty()) return;
   std::string text;
@@ -148,6 +139,41 @@ EnvMap worker_environment(const EnvMap& user, const NodeEnvironment& env, int lo
 void write_job_files(const BootConfig& config, const NodeEnvironment& env) {
   write_lines(config.hostfile, env.hostfile_lines, "hostfile");
   write_lines(config.deepspeed_env, env.deepspeed_env_lines, ".deepspeed_env");
+}
+
+namespace {
+
+// POSIX sh single quotes take everything literally but a quote, which closes, escapes and reopens.
+std::string shell_quote(const std::string& value) {
+  std::string out = "'";
+  for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::vector<std::string> shell_env_lines(const NodeEnvironment& env, const JobPlan& plan,
+                                         int node_rank) {
+  EnvMap exported;
+  for (const auto& [name, value] : env.common) {
+    if (name.starts_with("NCCL_")) exported[name] = value;
+  }
+  exported["MASTER_ADDR"] = plan.master_addr;
+  exported["MASTER_PORT"] = std::to_string(plan.master_port);
+  exported["WORLD_SIZE"] = std::to_string(plan.world_size());
+  exported["NNODES"] = std::to_string(plan.nnodes);
+  exported["NODE_RANK"] = std::to_string(node_rank);
+  exported["NPROC_PER_NODE"] = std::to_string(plan.nproc_per_node);
+  exported["MLENV_TRANSPORT"] = plan.transport;
+  std::vector<std::string> lines;
+  for (const auto& [name, value] : exported) {
+    lines.push_back("export " + name + "=" + shell_quote(value));
+  }
+  return lines;
+}
+
+void write_shell_env(const std::string& path, const std::vector<std::string>& lines) {
+  write_lines(path, lines, "shell environment");
 }
 
 Json environment_to_json(const NodeEnvironment& env) {

@@ -49,6 +49,16 @@ EnvMap worker_environment(const EnvMap& user, const NodeEnvironment& env, int lo
 /// that cannot be written is a warning, since torchrun-style launches do not need them.
 void write_job_files(const BootConfig& config, const NodeEnvironment& env);
 
+/// The `export NAME='value'` lines (sorted, single quotes escaped) a login shell sources to see
+/// the job: every NCCL_* variable decided, MASTER_ADDR, MASTER_PORT, WORLD_SIZE, NNODES,
+/// NODE_RANK, NPROC_PER_NODE and MLENV_TRANSPORT.
+std::vector<std::string> shell_env_lines(const NodeEnvironment& env, const JobPlan& plan,
+                                         int node_rank);
+
+/// Writes the shell_env file atomically with mode 0644, creating its folders; a failure is a
+/// warning, since the job itself does not read it.
+void write_shell_env(const std::string& path, const std::vector<std::string>& lines);
+
 /// The environment part of the dry-run plan.
 Json environment_to_json(const NodeEnvironment& env);
 

@@ -8,10 +8,13 @@
 namespace boot {
 
 /// Exit codes; a worker's own code is passed through unchanged, so these sit above the usual
-/// small codes of programs and below 128 (death by signal).
+/// small codes of programs and below 128 (death by signal). The exception is 1, an acceptance
+/// run's "failed" verdict, which the compiler/runtime contract fixes.
 enum ExitCode : int {
   kExitOk = 0,
-  kExitNcclCheckFailed = 74,    ///< the self-test ran and failed (or could not run on this host)
+  kExitNcclCheckFailed = 1,  ///< --nccl-check ran and failed: below min_busbw_gbps, or wrong values
+  kExitTransport = 73,       ///< transport "rdma" is required and a node cannot use RDMA
+  kExitNcclCheckError = 74,  ///< --nccl-check could not run: NCCL or CUDA error, no GPU, deadline
   kExitRendezvousTimeout = 75,  ///< rank 0 unreachable, or not every node joined by the deadline
   kExitPeerLost = 76,           ///< a node vanished or missed heartbeats after the rendezvous
   kExitConfigError = 78,        ///< bad flags, bad boot.json, or rejected by rank 0

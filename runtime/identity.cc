@@ -50,7 +50,7 @@ Identity resolve_identity(const IdentityInputs& inputs) {
       if (!ordinal) {
         throw BootError(kExitConfigError,
                         "no node rank: give --node-rank or NODE_RANK, or run in a pod named "
-                        "<statefulset>-<ordinal> (hostname is \"" +
+                        "<workload>-<ordinal> (hostname is \"" +
                             inputs.hostname + "\")");
       }
       identity.node_rank = *ordinal;

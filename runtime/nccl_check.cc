@@ -1,5 +1,7 @@
 #include "nccl_check.h"
 
+#include <unistd.h>
+
 #include <ctime>
 
 #include "exit_code.h"
@@ -39,39 +41,81 @@ std::vector<std::uint64_t> sweep_sizes(std::uint64_t max_bytes) {
   return sizes;
 }
 
+SweepVerdict judge_sweep(const std::vector<SweepRow>& rows, double min_busbw_gbps) {
+  std::uint64_t wrong = 0;
+  for (const SweepRow& row : rows) wrong += row.wrong;
+  if (wrong > 0) return {"failed", std::to_string(wrong) + " wrong values"};
+  double average = average_busbw(rows);
+  if (average < min_busbw_gbps) {
+    return {"failed", "average busbw " + std::to_string(average) + " GB/s is below the threshold " +
+                          std::to_string(min_busbw_gbps) + " GB/s"};
+  }
+  return {"passed", ""};
+}
+
+int verdict_exit_code(const SweepVerdict& verdict) {
+  if (verdict.status == "passed") return kExitOk;
+  if (verdict.status == "failed") return kExitNcclCheckFailed;
+  return kExitNcclCheckError;
+}
+
 Json results_to_json(const NcclCheckRequest& request, const std::vector<SweepRow>& rows,
-                     const std::string& status, const std::string& error,
-                     const std::string& started_at, const std::string& finished_at) {
+                     const SweepVerdict& verdict, const std::string& nccl_version,
+                     const CheckTimes& times) {
   Json table = Json::array();
   for (const SweepRow& row : rows) {
+    // nccl-tests' columns: size, count, type, redop, time, algbw, busbw, #wrong.
     Json entry = Json::object();
     entry.set("bytes", static_cast<std::int64_t>(row.bytes))
         .set("count", static_cast<std::int64_t>(row.count))
-        .set("dtype", "float")
+        .set("type", "float")
         .set("op", "sum")
-        .set("in_place", false)
         .set("time_us", row.time_us)
-        .set("algbw_GBps", row.algbw_gbps)
-        .set("busbw_GBps", row.busbw_gbps)
+        .set("algbw_gbps", row.algbw_gbps)
+        .set("busbw_gbps", row.busbw_gbps)
         .set("wrong", static_cast<std::int64_t>(row.wrong));
     table.push(std::move(entry));
   }
   Json out = Json::object();
-  out.set("collective", "all_reduce")
-      .set("nccl_version", nccl_version_text())
-      .set("transport", request.transport)
-      .set("world", request.nnodes * request.nproc_per_node)
+  out.set("format_version", 1)
+      .set("job", request.job)
+      .set("status", verdict.status)
+      .set("error", verdict.error)
+      .set("world_size", request.nnodes * request.nproc_per_node)
       .set("nnodes", request.nnodes)
       .set("nproc_per_node", request.nproc_per_node)
+      .set("transport", request.transport)
+      .set("nccl_version", nccl_version)
+      .set("started_at", times.started_at)
+      .set("finished_at", times.finished_at)
+      .set("total_time_s", times.total_time_s)
+      .set("min_busbw_gbps", request.min_busbw_gbps)
+      .set("avg_busbw_gbps", average_busbw(rows))
       .set("rows", std::move(table))
-      .set("avg_busbw_GBps", average_busbw(rows))
-      .set("min_busbw_GBps", request.min_busbw_gbps)
-      .set("status", status)
-      .set("error", error)
-      .set("env", to_json(request.nccl_env))
-      .set("started_at", started_at)
-      .set("finished_at", finished_at);
+      .set("env", to_json(request.nccl_env));
   return out;
+}
+
+std::string results_line(const Json& results) {
+  return "MLENV_RESULTS " + results.dump();
+}
+
+void publish_results(const Json& results, const std::string& path) {
+  if (!path.empty() && (!make_parent_dirs(path) || !write_file_atomic(path, results.pretty()))) {
+    log_warning("cannot write " + path);
+  }
+  std::string line = results_line(results) + "\n";
+  ssize_t ignored = ::write(STDOUT_FILENO, line.data(), line.size());
+  (void)ignored;
+}
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm parts;
+  ::gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
 }
 
 #ifndef MLENV_BOOT_WITH_NCCL
@@ -118,18 +162,8 @@ bool nccl_needs_gid_index() {
 
 namespace {
 
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm parts;
-  ::gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
-
 [[noreturn]] void fail_nccl(const std::string& what, ncclResult_t result) {
-  throw BootError(kExitNcclCheckFailed,
-                  "--nccl-check: " + what + ": " + ncclGetErrorString(result));
+  throw BootError(kExitNcclCheckError, "--nccl-check: " + what + ": " + ncclGetErrorString(result));
 }
 
 std::string to_hex(const ncclUniqueId& id) {
@@ -146,7 +180,7 @@ ncclUniqueId from_hex(const std::string& hex) {
   ncclUniqueId id;
   std::memset(&id, 0, sizeof id);
   if (hex.size() != 2 * sizeof id.internal) {
-    throw BootError(kExitNcclCheckFailed, "--nccl-check: the plan carries no NCCL unique id");
+    throw BootError(kExitNcclCheckError, "--nccl-check: the plan carries no NCCL unique id");
   }
   for (size_t i = 0; i < sizeof id.internal; ++i) {
     id.internal[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
@@ -180,7 +214,7 @@ class LocalRanks {
 
 void check_cuda(cudaError_t error, const std::string& what) {
   if (error != cudaSuccess) {
-    throw BootError(kExitNcclCheckFailed,
+    throw BootError(kExitNcclCheckError,
                     "--nccl-check: " + what + ": " + cudaGetErrorString(error));
   }
 }
@@ -200,7 +234,7 @@ void wait_for_comms(LocalRanks& ranks, Clock::time_point deadline, const std::st
     }
     if (!pending) return;
     if (Clock::now() >= deadline) {
-      throw BootError(kExitNcclCheckFailed,
+      throw BootError(kExitNcclCheckError,
                       "--nccl-check: " + what + " did not finish before the deadline; aborted");
     }
     sleep_until(Clock::now() + std::chrono::milliseconds(1));
@@ -217,7 +251,7 @@ void wait_for_streams(LocalRanks& ranks, Clock::time_point deadline) {
       if (state != cudaErrorNotReady) check_cuda(state, "all-reduce");
       wait_for_comms(ranks, deadline, "all-reduce");
       if (Clock::now() >= deadline) {
-        throw BootError(kExitNcclCheckFailed,
+        throw BootError(kExitNcclCheckError,
                         "--nccl-check: all-reduce did not finish before the deadline; aborted");
       }
       sleep_until(Clock::now() + std::chrono::microseconds(50));
@@ -230,9 +264,9 @@ std::vector<SweepRow> sweep(const NcclCheckRequest& request, Clock::time_point d
   check_cuda(cudaGetDeviceCount(&devices), "no usable GPU");
   int local = request.nproc_per_node;
   if (devices < local) {
-    throw BootError(kExitNcclCheckFailed, "--nccl-check: " + std::to_string(local) +
-                                              " ranks per node but only " +
-                                              std::to_string(devices) + " GPUs are visible");
+    throw BootError(kExitNcclCheckError, "--nccl-check: " + std::to_string(local) +
+                                             " ranks per node but only " + std::to_string(devices) +
+                                             " GPUs are visible");
   }
   int world = request.nnodes * local;
   std::string id_hex =
@@ -347,43 +381,33 @@ std::string make_nccl_unique_id() {
 }
 
 int run_nccl_check(const NcclCheckRequest& request) {
-  std::string started_at = utc_now();
-  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::duration<double>(request.timeout_s));
+  CheckTimes times;
+  times.started_at = utc_now();
+  Clock::time_point started = Clock::now();
+  auto deadline = started + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(request.timeout_s));
   std::vector<SweepRow> rows;
-  std::string status = "pass";
-  std::string error;
+  SweepVerdict verdict;
   try {
     rows = sweep(request, deadline);
-    std::uint64_t wrong = 0;
-    for (const SweepRow& row : rows) wrong += row.wrong;
-    double average = average_busbw(rows);
-    if (wrong > 0) {
-      status = "fail";
-      error = std::to_string(wrong) + " wrong values";
-    } else if (average < request.min_busbw_gbps) {
-      status = "fail";
-      error = "average busbw " + std::to_string(average) + " GB/s is below the threshold " +
-              std::to_string(request.min_busbw_gbps) + " GB/s";
-    }
+    verdict = judge_sweep(rows, request.min_busbw_gbps);
   } catch (const BootError& failure) {
     if (failure.code() >= 128) throw;  // told to stop: that is not a test result
-    status = "error";
-    error = failure.what();
+    verdict = {"error", failure.what()};
   }
-  if (request.node_rank == 0 && !request.results_path.empty()) {
-    Json results = results_to_json(request, rows, status, error, started_at, utc_now());
-    if (!write_file_atomic(request.results_path, results.pretty())) {
-      log_warning("cannot write " + request.results_path);
-    }
+  times.finished_at = utc_now();
+  times.total_time_s = std::chrono::duration<double>(Clock::now() - started).count();
+  if (request.node_rank == 0) {
+    publish_results(results_to_json(request, rows, verdict, nccl_version_text(), times),
+                    request.results_path);
   }
-  if (status != "pass") {
-    log_error("nccl check " + status + ": " + error);
-    return kExitNcclCheckFailed;
+  if (verdict.status != "passed") {
+    log_error("nccl check " + verdict.status + ": " + verdict.error);
+    return verdict_exit_code(verdict);
   }
   log_info("nccl check passed: " + std::to_string(rows.size()) + " sizes, avg busbw " +
            std::to_string(average_busbw(rows)) + " GB/s");
-  return 0;
+  return kExitOk;
 }
 
 #endif

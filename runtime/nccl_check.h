@@ -27,6 +27,7 @@ std::string make_nccl_unique_id();
 
 /// What one node runs: ranks node_rank*nproc .. +nproc-1, one per local GPU.
 struct NcclCheckRequest {
+  std::string job;
   int nnodes = 1;
   int nproc_per_node = 1;
   int node_rank = 0;
@@ -61,13 +62,46 @@ double average_busbw(const std::vector<SweepRow>& rows);
 /// The sizes swept: 8 bytes doubling up to max_bytes.
 std::vector<std::uint64_t> sweep_sizes(std::uint64_t max_bytes);
 
-/// results.json: rows, average, threshold, status and the environment NCCL ran with.
+/// The outcome of a sweep: "passed", "failed" (wrong values, or the average busbw below the
+/// threshold) or "error" (it could not run), with one line saying why when not passed.
+struct SweepVerdict {
+  std::string status;
+  std::string error;
+};
+
+/// Judges a finished sweep: passed when no value is wrong and the average busbw is at least
+/// `min_busbw_gbps` (exactly at the threshold passes).
+SweepVerdict judge_sweep(const std::vector<SweepRow>& rows, double min_busbw_gbps);
+
+/// The exit code of a verdict: 0 passed, kExitNcclCheckFailed (1) failed, kExitNcclCheckError
+/// error.
+int verdict_exit_code(const SweepVerdict& verdict);
+
+/// When the check ran, for results.json.
+struct CheckTimes {
+  std::string started_at;   ///< UTC, ISO 8601
+  std::string finished_at;  ///< UTC, ISO 8601
+  double total_time_s = 0;
+};
+
+/// results.json (format_version 1, the shape /work/contract.md "Acceptance runs" fixes): the job,
+/// verdict, shape, transport, NCCL version, times, threshold, average busbw, nccl-tests-style
+/// rows and the NCCL environment.
 Json results_to_json(const NcclCheckRequest& request, const std::vector<SweepRow>& rows,
-                     const std::string& status, const std::string& error,
-                     const std::string& started_at, const std::string& finished_at);
+                     const SweepVerdict& verdict, const std::string& nccl_version,
+                     const CheckTimes& times);
+
+/// The one stdout line `mlenvc results` finds in rank 0's pod log: "MLENV_RESULTS <json>".
+std::string results_line(const Json& results);
+
+/// Writes results.json (creating its folders) and prints results_line on stdout; node 0 only.
+void publish_results(const Json& results, const std::string& path);
+
+/// The current time in UTC as ISO 8601 ("2026-01-01T00:00:00Z").
+std::string utc_now();
 
 /// Runs the sweep with a non-blocking init and a deadline (never hangs: ncclCommAbort on
-/// timeout), writes results.json on node 0, and returns 0 on a pass or kExitNcclCheckFailed.
+/// timeout), publishes results.json on node 0, and returns verdict_exit_code.
 /// Without NCCL it throws BootError(kExitConfigError).
 int run_nccl_check(const NcclCheckRequest& request);
 

@@ -14,18 +14,24 @@ JobPlan decide_plan(const BootConfig& config, const std::vector<NodeReport>& rep
   for (const NodeReport& report : reports) plan.hosts.push_back(report.host);
   plan.master_addr = plan.hosts.empty() ? "127.0.0.1" : plan.hosts.front();
 
-  if (config.transport != "rdma") {
+  if (config.transport == "tcp") {
     plan.transport = "tcp";
     plan.transport_reason = "boot.json asks for tcp";
     return plan;
   }
   for (const NodeReport& report : reports) {
-    if (!report.rdma_usable) {
+    if (report.rdma_usable) continue;
+    std::string why = "node " + std::to_string(report.rank) + " (" + report.host +
+                      ") cannot use RDMA: " + report.rdma_detail;
+    if (config.transport == "rdma") {
+      plan.transport = "rdma";
+      plan.transport_reason = why;
+      plan.transport_error = "transport rdma is required but " + why;
+    } else {
       plan.transport = "tcp";
-      plan.transport_reason = "node " + std::to_string(report.rank) + " (" + report.host +
-                              ") cannot use RDMA: " + report.rdma_detail;
-      return plan;
+      plan.transport_reason = "falling back to TCP: " + why;
     }
+    return plan;
   }
   plan.transport = "rdma";
   plan.transport_reason = "every node has a usable RDMA port";
@@ -41,6 +47,7 @@ Json plan_to_json(const JobPlan& plan) {
       .set("run_id", plan.run_id)
       .set("transport", plan.transport)
       .set("transport_reason", plan.transport_reason)
+      .set("transport_error", plan.transport_error)
       .set("master_addr", plan.master_addr)
       .set("master_port", plan.master_port)
       .set("hosts", std::move(hosts))
@@ -66,6 +73,7 @@ JobPlan plan_from_json(const Json& json) {
   plan.run_id = text("run_id");
   plan.transport = text("transport");
   plan.transport_reason = text("transport_reason");
+  plan.transport_error = text("transport_error");
   plan.master_addr = text("master_addr");
   plan.master_port = number("master_port");
   plan.nccl_unique_id = text("nccl_unique_id");

@@ -26,6 +26,8 @@ struct JobPlan {
   std::string run_id;
   std::string transport;         ///< "rdma" or "tcp", the same on every node
   std::string transport_reason;  ///< why, naming the node that forced TCP if one did
+  /// Non-empty when boot.json requires RDMA and a node cannot use it: every node fails with it.
+  std::string transport_error;
   std::string master_addr;
   int master_port = 0;
   std::vector<std::string> hosts;  ///< hosts[i] is node i
@@ -35,7 +37,8 @@ struct JobPlan {
 };
 
 /// Makes the one transport decision: RDMA only if boot.json asks for it and every node can use
-/// it, because NCCL hangs at init when one node uses IB and another sockets.
+/// it, because NCCL hangs at init when one node uses IB and another sockets. "rdma" never
+/// degrades: a node without RDMA sets transport_error; "auto" falls back to TCP.
 JobPlan decide_plan(const BootConfig& config, const std::vector<NodeReport>& reports,
                     const std::string& run_id);
 

@@ -219,7 +219,15 @@ bool memlock_sufficient(const std::optional<bool>& ipc_lock, const MemlockState&
 
 ProbeResult probe_node(const ProbeOptions& options) {
   ProbeResult probe;
-  probe.ports = probe_rdma_ports(options.roots, options.devices, probe.warnings);
+  if (!options.rails_configured || !options.devices.empty()) {
+    probe.ports = probe_rdma_ports(options.roots, options.devices, probe.warnings);
+  }
+  for (const std::string& why : options.unmapped_why) {
+    RdmaPort unmapped;
+    unmapped.why_not = why;
+    probe.ports.push_back(unmapped);
+    probe.warnings.push_back(why);
+  }
   for (const std::string& name : list_dir(options.roots.dev + "/infiniband")) {
     if (name.starts_with("uverbs")) probe.uverbs = true;
   }
@@ -240,8 +248,9 @@ ProbeResult probe_node(const ProbeOptions& options) {
   if (probe.ports.empty()) {
     probe.rdma_detail = "no RDMA device";
   } else if (usable.empty()) {
-    probe.rdma_detail = "no usable RDMA port (" + probe.ports.front().device + ": " +
-                        probe.ports.front().why_not + ")";
+    const RdmaPort& first = probe.ports.front();
+    probe.rdma_detail = "no usable RDMA port (" +
+                        (first.device.empty() ? "" : first.device + ": ") + first.why_not + ")";
   } else if (!probe.uverbs) {
     probe.rdma_detail = options.roots.dev + "/infiniband/uverbs* is missing in the container";
   } else if (!memlock_sufficient(probe.ipc_lock, probe.memlock, options.min_memlock_bytes,

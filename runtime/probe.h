@@ -53,10 +53,13 @@ struct ProbeResult {
   std::vector<std::string> warnings;
 };
 
-/// What to look at: the rails boot.json names (exact device names; empty means every HCA).
+/// What to look at: the HCAs the rails mapped to on this node (exact names; empty means every
+/// HCA unless `rails_configured`), and the rails no HCA was found for.
 struct ProbeOptions {
   ProbeRoots roots;
   std::vector<std::string> devices;
+  bool rails_configured = false;          ///< boot.json names rails: never probe other HCAs
+  std::vector<std::string> unmapped_why;  ///< one reason per rail that has no HCA on this node
   std::uint64_t min_memlock_bytes = std::uint64_t{1} << 30;
 };
 

@@ -15,7 +15,7 @@
 namespace boot {
 
 /// Bumped whenever a message changes meaning, so mixed mlenv-boot builds refuse each other.
-inline constexpr int kProtocolVersion = 1;
+inline constexpr int kProtocolVersion = 2;
 
 /// What a node says when it joins.
 struct JoinRequest {

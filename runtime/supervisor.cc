@@ -91,7 +91,12 @@ class Supervisor {
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     for (const ChildSpec& service : spec_.services) start(service, false);
     for (const ChildSpec& worker : spec_.workers) start(worker, true);
-    if (spec_.workers.empty()) log_info("no command: running the services only");
+    if (spec_.workers.empty() && !spec_.services.empty()) {
+      log_info("no command: running the services only");
+    } else if (spec_.workers.empty()) {
+      // A dev env's other nodes: staying up keeps rank 0's rendezvous links and the pods alive.
+      log_info("no command and no services on this node: idle until told to stop");
+    }
 
     for (;;) {
       reap();
@@ -106,7 +111,7 @@ class Supervisor {
         kill_at_ = Clock::now() + grace();
       }
       if (services_stopping_ && running(false) == 0) return final_code_;
-      if (spec_.workers.empty() && running(false) == 0 && !stopping_) {
+      if (spec_.workers.empty() && !spec_.services.empty() && running(false) == 0 && !stopping_) {
         log_info("every service exited");
         return final_code_;
       }

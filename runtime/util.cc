@@ -34,6 +34,8 @@ bool write_file_atomic(const std::string& path, std::string_view content) {
   std::string temp = path + ".tmp." + std::to_string(::getpid());
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return false;
+  // 0644 whatever the umask: login shells and other users' tools read these files.
+  ::fchmod(fd, 0644);
   size_t done = 0;
   while (done < content.size()) {
     ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -48,6 +50,15 @@ bool write_file_atomic(const std::string& path, std::string_view content) {
   if (::close(fd) != 0 || ::rename(temp.c_str(), path.c_str()) != 0) {
     ::unlink(temp.c_str());
     return false;
+  }
+  return true;
+}
+
+bool make_parent_dirs(const std::string& path) {
+  for (size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    std::string dir = path.substr(0, slash);
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return false;
   }
   return true;
 }

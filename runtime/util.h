@@ -15,6 +15,9 @@ std::optional<std::string> read_file(const std::string& path);
 /// Writes through a temporary file and rename, so a reader on a shared volume never sees half.
 bool write_file_atomic(const std::string& path, std::string_view content);
 
+/// Creates the folders above a file (mode 0755); false when one cannot be created.
+bool make_parent_dirs(const std::string& path);
+
 /// The text without leading and trailing whitespace.
 std::string_view trim(std::string_view text);
 

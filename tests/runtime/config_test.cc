@@ -27,9 +27,9 @@ int error_code(const Json& config) {
 TEST_CASE("config: reads the documented example", "[config]") {
   // The example of runtime/BOOT_CONFIG.md, verbatim.
   const char* text = R"({
-  "format_version": 1,
+  "format_version": 2,
   "job": "barcelona/ml-dev-env",
-  "statefulset": "ml-dev-env",
+  "workload": "ml-dev-env",
   "headless_service": "ml-dev-env-headless",
   "namespace": "nccl-test",
   "nnodes": 2,
@@ -40,21 +40,27 @@ TEST_CASE("config: reads the documented example", "[config]") {
   "transport": "rdma",
   "rdma": {
     "rails": [
-      {"device": "mlx5_2", "interface": "net1"},
-      {"device": "mlx5_3", "interface": "net2"}
+      {"device": "mlx5_2", "interface": "net1", "link_layer": "ethernet",
+       "network": "eno5np0-network", "resource": "openshift.io/eno5np0rdma"},
+      {"device": "", "interface": "net2", "link_layer": "ethernet",
+       "network": "eno6np0-network", "resource": "openshift.io/eno6np0rdma"}
     ],
     "gid_index": 3,
-    "gdr_level": "SYS"
+    "gdr_level": "SYS",
+    "min_memlock_bytes": 1073741824
   },
   "tcp": {"interfaces": ["eth0"]},
   "timeouts": {"discovery_s": 600, "rendezvous_s": 600, "heartbeat_s": 5, "grace_s": 30},
-  "command": ["python", "/workspace/train.py"],
+  "command": ["torchrun", "train.py"],
+  "launcher": "torchrun",
   "services": [
     {"name": "vscode", "argv": ["code-server", "--bind-addr", "127.0.0.1:8080", "--auth", "none", "/workspace"]}
   ],
   "hostfile": "/workspace/.mlenv/hostfile",
   "deepspeed_env": "/workspace/.deepspeed_env",
-  "nccl_check": {"min_busbw_gbps": 0, "max_bytes": 1073741824}
+  "shell_env": "/run/mlenv/env.sh",
+  "network_status": "/etc/podinfo/network-status",
+  "nccl_check": {"min_busbw_gbps": 40, "max_bytes": 8589934592, "timeout_s": 120}
 })";
   boot::BootConfig config = boot::parse_config(text);
   CHECK(config.job == "barcelona/ml-dev-env");
@@ -63,16 +69,26 @@ TEST_CASE("config: reads the documented example", "[config]") {
   CHECK(config.nproc_per_node == 4);
   CHECK(config.transport == "rdma");
   REQUIRE(config.rails.size() == 2);
-  CHECK(config.rails[1].device == "mlx5_3");
+  CHECK(config.rails[0].device == "mlx5_2");
+  CHECK(config.rails[0].link_layer == "ethernet");
+  CHECK(config.rails[0].network == "eno5np0-network");
+  CHECK(config.rails[0].resource == "openshift.io/eno5np0rdma");
+  CHECK(config.rails[1].device.empty());  // a hint only: names are mapped per node
   CHECK(config.rails[1].interface == "net2");
+  CHECK(config.min_memlock_bytes == 1073741824u);
   CHECK(config.gid_index == 3);
   CHECK(config.gdr_level == "SYS");
   CHECK(config.tcp_interfaces == std::vector<std::string>{"eth0"});
   CHECK(config.grace_s == 30);
-  CHECK(config.command == std::vector<std::string>{"python", "/workspace/train.py"});
+  CHECK(config.command == std::vector<std::string>{"torchrun", "train.py"});
+  CHECK(config.launcher == "torchrun");
+  CHECK(config.shell_env == "/run/mlenv/env.sh");
+  CHECK(config.network_status == "/etc/podinfo/network-status");
+  CHECK(config.nccl_min_busbw_gbps == 40);
+  CHECK(config.nccl_timeout_s == 120);
   REQUIRE(config.services.size() == 1);
   CHECK(config.services[0].argv.size() == 6);
-  CHECK(config.nccl_max_bytes == 1073741824u);
+  CHECK(config.nccl_max_bytes == 8589934592u);
   CHECK(config.digest.size() == 16);
 }
 
@@ -87,7 +103,12 @@ TEST_CASE("config: unknown keys are ignored, unknown versions and bad values rej
     overrides.set(key, std::move(value));
     return boot_test::test_config(overrides);
   };
-  CHECK(error_code(with("format_version", 2)) == boot::kExitConfigError);
+  CHECK(error_code(with("format_version", 1)) == boot::kExitConfigError);
+  CHECK(error_code(with("format_version", 3)) == boot::kExitConfigError);
+  CHECK(error_code(with("transport", "auto")) == 0);
+  CHECK(error_code(with("launcher", "deepspeed")) == 0);
+  CHECK(error_code(with("launcher", "mpirun")) == boot::kExitConfigError);
+  CHECK(error_code(with("shell_env", 5)) == boot::kExitConfigError);
   CHECK(error_code(with("nnodes", 0)) == boot::kExitConfigError);
   CHECK(error_code(with("nproc_per_node", "4")) == boot::kExitConfigError);
   CHECK(error_code(with("transport", "ib")) == boot::kExitConfigError);
@@ -107,6 +128,26 @@ TEST_CASE("config: unknown keys are ignored, unknown versions and bad values rej
     CHECK(std::string(error.what()).find("`job` is missing") != std::string::npos);
   }
   CHECK_THROWS_AS(boot::parse_config("{not json"), BootError);
+
+  // Version 1's `statefulset` is not read as `workload`: the key was renamed with the version.
+  Json::Object renamed;
+  Json version1 = boot_test::test_config();
+  for (const auto& [key, value] : version1.as_object()) {
+    renamed.emplace_back(key == "workload" ? "statefulset" : key, value);
+  }
+  try {
+    parse(Json(renamed));
+    FAIL("a config without workload was accepted");
+  } catch (const BootError& error) {
+    CHECK(std::string(error.what()).find("`workload` is missing") != std::string::npos);
+  }
+  Json bad_rail = Json::object();
+  Json rails = Json::array();
+  Json rail = Json::object();
+  rail.set("interface", "net1").set("link_layer", "roce");
+  rails.push(rail);
+  bad_rail.set("rails", rails);
+  CHECK(error_code(with("rdma", bad_rail)) == boot::kExitConfigError);
 }
 
 TEST_CASE("config: durations", "[config]") {

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
+#include <cstdlib>
 #include <regex>
 #include <set>
 
@@ -54,16 +57,27 @@ ProbeResult roce_probe() {
 TEST_CASE("plan: RDMA only if every node can use it", "[plan]") {
   JobPlan all = boot::decide_plan(config("rdma"), reports(true), "test/env");
   CHECK(all.transport == "rdma");
-  JobPlan mixed = boot::decide_plan(config("rdma"), reports(false), "test/env");
+  CHECK(all.transport_error.empty());
+  // "rdma" never degrades: the plan carries the failure every node ends with.
+  JobPlan required = boot::decide_plan(config("rdma"), reports(false), "test/env");
+  CHECK(required.transport_error ==
+        "transport rdma is required but node 2 (env-2.env-headless.ns.svc) cannot use RDMA: no "
+        "RDMA device");
+  // "auto" falls back and says which node forced it.
+  JobPlan mixed = boot::decide_plan(config("auto"), reports(false), "test/env");
   CHECK(mixed.transport == "tcp");
-  CHECK(mixed.transport_reason.find("node 2") != std::string::npos);
+  CHECK(mixed.transport_error.empty());
+  CHECK(mixed.transport_reason ==
+        "falling back to TCP: node 2 (env-2.env-headless.ns.svc) cannot use RDMA: no RDMA device");
+  CHECK(boot::decide_plan(config("auto"), reports(true), "test/env").transport == "rdma");
   JobPlan asked_tcp = boot::decide_plan(config("tcp"), reports(true), "test/env");
   CHECK(asked_tcp.transport == "tcp");
   CHECK(all.master_addr == "env-0.env-headless.ns.svc");
   CHECK(all.world_size() == 12);
 
-  JobPlan again = boot::plan_from_json(boot::plan_to_json(all));
-  CHECK(boot::plan_to_json(again) == boot::plan_to_json(all));
+  JobPlan again = boot::plan_from_json(boot::plan_to_json(required));
+  CHECK(boot::plan_to_json(again) == boot::plan_to_json(required));
+  CHECK(again.transport_error == required.transport_error);
 }
 
 TEST_CASE("environment: RDMA plan exports exact-match HCAs and socket interface", "[env]") {
@@ -90,7 +104,7 @@ TEST_CASE("environment: RDMA plan exports exact-match HCAs and socket interface"
 }
 
 TEST_CASE("environment: TCP plan disables IB and never names HCAs", "[env]") {
-  JobPlan plan = boot::decide_plan(config("rdma"), reports(false), "test/env");
+  JobPlan plan = boot::decide_plan(config("auto"), reports(false), "test/env");
   boot::NodeEnvironment env =
       boot::build_environment(config("rdma"), plan, 0, roce_probe(), "eth0", {});
   CHECK(env.common.at("NCCL_IB_DISABLE") == "1");
@@ -198,4 +212,40 @@ TEST_CASE("environment: the socket interface", "[env]") {
   CHECK(boot::choose_socket_interface({"eth0", "eth1"}, "eth0", exists) == "eth0");
   CHECK(boot::choose_socket_interface({"net9", "eth1"}, "eth0", exists) == "eth1");
   CHECK(boot::choose_socket_interface({"net9"}, "eth0", exists) == "eth0");
+}
+
+TEST_CASE("environment: shell_env exports the job's variables for login shells", "[env]") {
+  JobPlan plan = boot::decide_plan(config("rdma"), reports(true), "test/env");
+  // A user value with a quote must survive `.`/source unchanged (POSIX sh single quotes).
+  boot::EnvMap user = {{"NCCL_DEBUG", "it's"}};
+  boot::NodeEnvironment env =
+      boot::build_environment(config("rdma"), plan, 1, roce_probe(), "eth0", user);
+  std::vector<std::string> lines = boot::shell_env_lines(env, plan, 1);
+  CHECK(lines == std::vector<std::string>{
+                     "export MASTER_ADDR='env-0.env-headless.ns.svc'",
+                     "export MASTER_PORT='29500'",
+                     "export MLENV_TRANSPORT='rdma'",
+                     "export NCCL_DEBUG='it'\\''s'",
+                     "export NCCL_IB_DISABLE='0'",
+                     "export NCCL_IB_HCA='=mlx5_1:1,mlx5_10:1'",
+                     "export NCCL_SOCKET_IFNAME='=eth0'",
+                     "export NNODES='3'",
+                     "export NODE_RANK='1'",
+                     "export NPROC_PER_NODE='4'",
+                     "export WORLD_SIZE='12'",
+                 });
+
+  boot_test::TempDir dir;
+  std::string path = dir.path() + "/run/mlenv/env.sh";  // its folders do not exist yet
+  ::umask(077);  // the file is 0644 whatever the umask: other users' shells read it
+  boot::write_shell_env(path, lines);
+  ::umask(022);
+  struct stat info = {};
+  REQUIRE(::stat(path.c_str(), &info) == 0);
+  CHECK((info.st_mode & 0777) == 0644);
+  // What a shell makes of it, quote included.
+  std::string script =
+      "sh -c '. " + path + " && printf %s \"$NCCL_DEBUG|$NODE_RANK\"' > " + dir.path() + "/seen";
+  REQUIRE(std::system(script.c_str()) == 0);
+  CHECK(boot_test::slurp(dir.path() + "/seen") == "it's|1");
 }

@@ -72,9 +72,9 @@ boot::Json test_config(const boot::Json& overrides) {
   boot::Json timeouts = boot::Json::object();
   timeouts.set("discovery_s", 20).set("rendezvous_s", 20).set("heartbeat_s", 0.5).set("grace_s", 2);
   boot::Json config = boot::Json::object();
-  config.set("format_version", 1)
+  config.set("format_version", 2)
       .set("job", "test/env")
-      .set("statefulset", "env")
+      .set("workload", "env")
       .set("headless_service", "env-headless")
       .set("namespace", "ns")
       .set("nnodes", 2)

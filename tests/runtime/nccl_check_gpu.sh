@@ -11,20 +11,27 @@ fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cat > "$dir/boot.json" <<JSON
-{"format_version": 1, "job": "test/gpu", "statefulset": "gpu", "headless_service": "gpu-h",
+{"format_version": 2, "job": "test/gpu", "workload": "gpu", "headless_service": "gpu-h",
  "namespace": "ns", "nnodes": 1, "nproc_per_node": 1, "gpus_per_node": 1,
- "rdzv_port": 29400, "master_port": 29500, "transport": "tcp", "command": [], "services": [],
+ "rdzv_port": 29400, "master_port": 29500, "transport": "tcp", "command": [],
+ "services": [{"name": "marker", "argv": ["touch", "$dir/service-started"]}],
  "hostfile": "", "deepspeed_env": "",
  "nccl_check": {"min_busbw_gbps": 0, "max_bytes": 134217728, "timeout_s": 120}}
 JSON
 status=0
+# An acceptance run: no command, so mlenv-boot exits with the check's verdict.
 timeout 300 "$boot" --config "$dir/boot.json" --node-rank 0 --nccl-check \
-  --results "$dir/results.json" || status=$?
-cat "$dir/results.json"
+  --results "$dir/results/gpu.json" > "$dir/stdout" || status=$?
+cat "$dir/results/gpu.json"
 [ "$status" -eq 0 ] || { echo "mlenv-boot --nccl-check exited $status"; exit 1; }
-grep -q '"status": "pass"' "$dir/results.json"
-grep -q '"bytes": 134217728' "$dir/results.json"
+grep -q '"status": "passed"' "$dir/results/gpu.json"
+grep -q '"bytes": 134217728' "$dir/results/gpu.json"
 # One rank: algbw > 0 and busbw exactly 0, as nccl-tests reports for n=1.
-grep -q '"busbw_GBps": 0' "$dir/results.json"
-if grep -q '"wrong": [1-9]' "$dir/results.json"; then echo "wrong values"; exit 1; fi
+grep -q '"busbw_gbps": 0' "$dir/results/gpu.json"
+if grep -q '"wrong": [1-9]' "$dir/results/gpu.json"; then echo "wrong values"; exit 1; fi
+# An acceptance run starts nothing after the check, services included.
+if [ -e "$dir/service-started" ]; then echo "a service was started"; exit 1; fi
+# The same document on one stdout line, for `mlenvc results`.
+grep -q '^MLENV_RESULTS {"format_version":1,.*"status":"passed"' "$dir/stdout" \
+  || { echo "no MLENV_RESULTS line"; cat "$dir/stdout"; exit 1; }
 echo "single-GPU sweep passed"

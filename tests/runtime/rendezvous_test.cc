@@ -145,49 +145,57 @@ TEST_CASE("rendezvous: a foreign token is rejected", "[rendezvous]") {
   CHECK(rank0.exit_code == 0);
 }
 
-TEST_CASE("rendezvous: one node without RDMA makes every node choose TCP", "[rendezvous]") {
-  TempDir dir;
-  // A RoCE node: mlx5_2 with the mlx5 GID layout, IPC_LOCK, uverbs.
-  auto roce_tree = [&](const std::string& root) {
-    std::string port = root + "/sys/class/infiniband/mlx5_2/ports/1/";
-    dir.write(port + "state", "4: ACTIVE\n");
-    dir.write(port + "link_layer", "Ethernet\n");
-    const char* gids[] = {
-        "fe80:0000:0000:0000:0a88:66ff:fe11:2233", "fe80:0000:0000:0000:0a88:66ff:fe11:2233",
-        "0000:0000:0000:0000:0000:ffff:0a00:0107", "0000:0000:0000:0000:0000:ffff:0a00:0107"};
-    const char* types[] = {"IB/RoCE v1", "RoCE v2", "IB/RoCE v1", "RoCE v2"};
-    for (int i = 0; i < 4; ++i) {
-      dir.write(port + "gids/" + std::to_string(i), std::string(gids[i]) + "\n");
-      dir.write(port + "gid_attrs/types/" + std::to_string(i), std::string(types[i]) + "\n");
-      dir.write(port + "gid_attrs/ndevs/" + std::to_string(i), "net1\n");
-    }
-    dir.write(root + "/dev/infiniband/uverbs0", "");
-    dir.write(root + "/proc/self/status", "CapEff:\t00000000a80445fb\n");
-  };
-  roce_tree("roce");
+namespace {
+
+// A RoCE node: mlx5_2 with the mlx5 GID layout, IPC_LOCK, uverbs; and a node with no HCA at all.
+void rdma_and_plain_trees(const TempDir& dir) {
+  std::string port = "roce/sys/class/infiniband/mlx5_2/ports/1/";
+  dir.write(port + "state", "4: ACTIVE\n");
+  dir.write(port + "link_layer", "Ethernet\n");
+  const char* gids[] = {
+      "fe80:0000:0000:0000:0a88:66ff:fe11:2233", "fe80:0000:0000:0000:0a88:66ff:fe11:2233",
+      "0000:0000:0000:0000:0000:ffff:0a00:0107", "0000:0000:0000:0000:0000:ffff:0a00:0107"};
+  const char* types[] = {"IB/RoCE v1", "RoCE v2", "IB/RoCE v1", "RoCE v2"};
+  for (int i = 0; i < 4; ++i) {
+    dir.write(port + "gids/" + std::to_string(i), std::string(gids[i]) + "\n");
+    dir.write(port + "gid_attrs/types/" + std::to_string(i), std::string(types[i]) + "\n");
+    dir.write(port + "gid_attrs/ndevs/" + std::to_string(i), "net1\n");
+  }
+  dir.write("roce/dev/infiniband/uverbs0", "");
+  dir.write("roce/proc/self/status", "CapEff:\t00000000a80445fb\n");
   dir.write("plain/proc/self/status", "CapEff:\t00000000a80445fb\n");
   dir.mkdir("plain/sys");
   dir.mkdir("plain/dev");
+}
+
+// Four dry-run nodes on loopback; node 2 runs on the plain tree when `one_plain`.
+std::vector<BootProcess> four_nodes(const TempDir& dir, const std::string& transport,
+                                    bool one_plain) {
   Json overrides = overrides_for(4);
-  overrides.set("transport", "rdma");
-  std::string config = boot_test::write_config(dir, boot_test::test_config(overrides));
-  auto roots = [&](const std::string& tree) {
-    return std::vector<std::string>{"--dry-run",
-                                    "--sysfs-root",
-                                    dir.path() + "/" + tree + "/sys",
-                                    "--proc-root",
-                                    dir.path() + "/" + tree + "/proc",
-                                    "--dev-root",
-                                    dir.path() + "/" + tree + "/dev"};
-  };
+  overrides.set("transport", transport);
+  std::string config =
+      boot_test::write_config(dir, boot_test::test_config(overrides), transport + ".json");
+  int port = boot_test::free_port();
+  std::vector<BootProcess> nodes;
+  for (int rank = 0; rank < 4; ++rank) {
+    std::string tree = dir.path() + "/" + (one_plain && rank == 2 ? "plain" : "roce");
+    nodes.push_back(boot_test::start_boot(
+        dir, transport + std::to_string(one_plain) + "n" + std::to_string(rank),
+        node_args(config, port, rank,
+                  {"--dry-run", "--sysfs-root", tree + "/sys", "--proc-root", tree + "/proc",
+                   "--dev-root", tree + "/dev"})));
+  }
+  return nodes;
+}
+
+}  // namespace
+
+TEST_CASE("rendezvous: auto falls back to TCP on every node when one node lacks RDMA, and says so",
+          "[rendezvous]") {
+  TempDir dir;
+  rdma_and_plain_trees(dir);
   for (bool one_plain : {false, true}) {
-    int port = boot_test::free_port();
-    std::vector<BootProcess> nodes;
-    for (int rank = 0; rank < 4; ++rank) {
-      std::string tree = one_plain && rank == 2 ? "plain" : "roce";
-      nodes.push_back(boot_test::start_boot(dir, "n" + std::to_string(rank),
-                                            node_args(config, port, rank, roots(tree))));
-    }
+    std::vector<BootProcess> nodes = four_nodes(dir, "auto", one_plain);
     for (int rank = 0; rank < 4; ++rank) {
       BootProcess& node = nodes[static_cast<size_t>(rank)];
       INFO("rank " << rank << ": " << node.err());
@@ -200,13 +208,44 @@ TEST_CASE("rendezvous: one node without RDMA makes every node choose TCP", "[ren
         CHECK(plan.find("transport_reason")->as_string().find("node 2") != std::string::npos);
         CHECK(env.find("NCCL_IB_DISABLE")->as_string() == "1");
         CHECK(env.find("NCCL_IB_HCA") == nullptr);
+        // Every node's log names the fallback, the node that forced it and the probe's reason.
+        CHECK(node.err().find("warning: transport tcp: falling back to TCP: node 2 (127.0.0.1) "
+                              "cannot use RDMA: no RDMA device") != std::string::npos);
       } else {
         CHECK(plan.find("transport")->as_string() == "rdma");
         CHECK(env.find("NCCL_IB_DISABLE")->as_string() == "0");
         CHECK(env.find("NCCL_IB_HCA")->as_string() == "=mlx5_2:1");
+        CHECK(node.err().find("falling back") == std::string::npos);
       }
       CHECK(env.find("NCCL_SOCKET_IFNAME")->as_string() == "=lo");
     }
+  }
+}
+
+TEST_CASE("rendezvous: rdma never degrades: one node without RDMA fails every node",
+          "[rendezvous]") {
+  TempDir dir;
+  rdma_and_plain_trees(dir);
+  std::vector<BootProcess> nodes = four_nodes(dir, "rdma", true);
+  for (int rank = 0; rank < 4; ++rank) {
+    BootProcess& node = nodes[static_cast<size_t>(rank)];
+    INFO("rank " << rank << ": " << node.err());
+    REQUIRE(boot_test::wait_exit(node, 15));
+    CHECK(node.exit_code == boot::kExitTransport);
+    CHECK(node.out().empty());  // no plan printed: nothing would run on TCP
+    std::string line =
+        "mlenv-boot: error: transport rdma is required but node 2 (127.0.0.1) cannot use RDMA: "
+        "no RDMA device\n";
+    CHECK(node.err().find(line) != std::string::npos);
+    CHECK(node.err().size() >= line.size());
+    CHECK(node.err().substr(node.err().size() - line.size()) == line);  // the last line
+  }
+  // The control run: every node with RDMA succeeds on RDMA.
+  std::vector<BootProcess> control = four_nodes(dir, "rdma", false);
+  for (BootProcess& node : control) {
+    REQUIRE(boot_test::wait_exit(node, 15));
+    CHECK(node.exit_code == 0);
+    CHECK(boot::parse_json(node.out()).value->find("transport")->as_string() == "rdma");
   }
 }
 

@@ -1,0 +1,45 @@
+#pragma once
+// Phase 7a, what to start on this node: the command as nproc_per_node workers with torchrun's
+// environment, or once as a launcher (torchrun, deepspeed, accelerate) with node-level arguments
+// inserted (runtime/BOOT_CONFIG.md "Launchers"); the services on node rank 0 only.
+
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "environment.h"
+#include "plan.h"
+#include "process_env.h"
+#include "supervisor.h"
+
+namespace boot {
+
+/// The node-level facts a launcher is told on its command line.
+struct NodeShape {
+  int nnodes = 1;
+  int node_rank = 0;
+  std::string master_addr;
+  int master_port = 0;
+  int nproc_per_node = 1;
+};
+
+/// How many leading words of `command` are the launcher itself: 1 for `torchrun` and
+/// `deepspeed`, 3 for `python -m torch.distributed.run`, 2 for `accelerate launch`.
+size_t launcher_prefix_length(const std::string& launcher, const std::vector<std::string>& command);
+
+/// The launcher's argv: `command` with the node-level arguments inserted after its prefix.
+std::vector<std::string> launcher_argv(const std::string& launcher,
+                                       const std::vector<std::string>& command,
+                                       const NodeShape& shape);
+
+/// A launcher's environment: the user's and the common one (NCCL and tuning variables), plus
+/// MASTER_ADDR, MASTER_PORT, NNODES and NODE_RANK; none of the per-worker variables (RANK,
+/// LOCAL_RANK, WORLD_SIZE, ...), which the launcher sets for the workers it starts.
+EnvMap launcher_environment(const EnvMap& user, const NodeEnvironment& env, const NodeShape& shape);
+
+/// Everything this node starts. `launcher` is "" when `command` is a per-worker program.
+LaunchSpec plan_launch(const BootConfig& config, const std::vector<std::string>& command,
+                       const std::string& launcher, const JobPlan& plan, int node_rank,
+                       const EnvMap& user, const NodeEnvironment& env);
+
+}  // namespace boot
