@@ -54,10 +54,13 @@ std::vector<std::string> launcher_argv(const std::string& launcher,
     inserted = {"--nnodes=" + n, "--node_rank=" + r, "--master_addr=" + shape.master_addr,
                 "--master_port=" + p, "--nproc_per_node=" + g};
   } else if (launcher == "deepspeed") {
-    // deepspeed/launcher/runner.py: --no_ssh runs this node's share only, as each pod must.
+    // deepspeed/launcher/runner.py: --no_ssh runs this node's share only, as each pod must
+    // (DeepSpeed 0.14.5+). The world comes from the hostfile: without one the runner knows
+    // only localhost and refuses --num_nodes > 1 ("no extra nodes available via hostfile").
     inserted = {"--no_ssh",           "--num_nodes=" + n,
                 "--node_rank=" + r,   "--master_addr=" + shape.master_addr,
                 "--master_port=" + p, "--num_gpus=" + g};
+    if (!shape.hostfile.empty()) inserted.insert(inserted.begin(), "--hostfile=" + shape.hostfile);
   } else if (launcher == "accelerate") {
     // `accelerate launch` counts processes over all machines (huggingface.co/docs/accelerate).
     inserted = {"--num_machines=" + n, "--machine_rank=" + r,
@@ -88,7 +91,8 @@ LaunchSpec plan_launch(const BootConfig& config, const std::vector<std::string>&
                        const EnvMap& user, const NodeEnvironment& env) {
   LaunchSpec launch;
   launch.grace_s = config.grace_s;
-  NodeShape shape{plan.nnodes, node_rank, plan.master_addr, plan.master_port, plan.nproc_per_node};
+  NodeShape shape{plan.nnodes,      node_rank,           plan.master_addr,
+                  plan.master_port, plan.nproc_per_node, config.hostfile};
   if (!command.empty() && !launcher.empty()) {
     launch.workers.push_back({"launcher " + launcher, launcher_argv(launcher, command, shape),
                               launcher_environment(user, env, shape)});

@@ -21,6 +21,7 @@ struct NodeShape {
   std::string master_addr;
   int master_port = 0;
   int nproc_per_node = 1;
+  std::string hostfile;  ///< the DeepSpeed hostfile this node wrote, "" when none
 };
 
 /// How many leading words of `command` are the launcher itself: 1 for `torchrun` and

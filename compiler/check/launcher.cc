@@ -104,7 +104,9 @@ std::string launcher_example(const std::vector<std::string>& command, const Laun
   if (launcher.kind == "torchrun") {
     out += " --nnodes=N --node_rank=R --master_addr=A --master_port=P --nproc_per_node=G";
   } else if (launcher.kind == "deepspeed") {
-    out += " --hostfile=H --no_ssh --node_rank=R --master_addr=A --master_port=P";
+    out +=
+        " --hostfile=H --no_ssh --num_nodes=N --node_rank=R --master_addr=A --master_port=P "
+        "--num_gpus=G";
   } else if (launcher.kind == "accelerate") {
     out +=
         " --num_machines=N --machine_rank=R --main_process_ip=A --main_process_port=P "

@@ -17,7 +17,7 @@ using boot_test::TempDir;
 
 namespace {
 
-const NodeShape kShape{2, 1, "env-0.env-headless.ns.svc", 29500, 4};
+const NodeShape kShape{2, 1, "env-0.env-headless.ns.svc", 29500, 4, "/ws/.deepspeed/hostfile"};
 
 std::vector<std::string> words(std::initializer_list<const char*> list) {
   return std::vector<std::string>(list.begin(), list.end());
@@ -40,12 +40,13 @@ TEST_CASE("launch: torchrun gets its node-level flags right after the launcher",
 }
 
 TEST_CASE("launch: deepspeed runs without ssh, accelerate counts every process", "[launch]") {
-  // deepspeed/launcher/runner.py: --no_ssh, --num_nodes, --node_rank, --master_addr,
-  // --master_port, --num_gpus (a no-ssh launch starts this node's share only).
+  // deepspeed/launcher/runner.py: the world from --hostfile (without one, --num_nodes > 1 is
+  // refused), --no_ssh, --num_nodes, --node_rank, --master_addr, --master_port, --num_gpus (a
+  // no-ssh launch starts this node's share only).
   CHECK(boot::launcher_argv("deepspeed", words({"deepspeed", "train.py"}), kShape) ==
-        words({"deepspeed", "--no_ssh", "--num_nodes=2", "--node_rank=1",
-               "--master_addr=env-0.env-headless.ns.svc", "--master_port=29500", "--num_gpus=4",
-               "train.py"}));
+        words({"deepspeed", "--hostfile=/ws/.deepspeed/hostfile", "--no_ssh", "--num_nodes=2",
+               "--node_rank=1", "--master_addr=env-0.env-headless.ns.svc", "--master_port=29500",
+               "--num_gpus=4", "train.py"}));
   // accelerate launch: --num_machines, --machine_rank, --main_process_ip, --main_process_port,
   // and --num_processes over all machines (huggingface.co/docs/accelerate, "accelerate launch").
   CHECK(boot::launcher_argv("accelerate", words({"accelerate", "launch", "train.py"}), kShape) ==
