@@ -26,8 +26,7 @@ std::string local_hostname() {
 }
 
 Clock::time_point after(Clock::time_point start, double seconds) {
-  return start +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  return time_after(start, seconds);  // saturating: a huge timeout must not wrap to the past
 }
 
 // The outcome of the rendezvous on this node, whatever its role.
