@@ -191,7 +191,7 @@ TEST_CASE("hostile peers: a line without end costs rank 0 at most the line limit
   for (auto& sent : streams) CHECK(sent.get() < kStream);  // cut off, not read to the end
   long after = peak_rss_kib(rank0.pid);
   INFO("VmHWM before " << before << " KiB, after " << after << " KiB");
-  CHECK(after - before < 8 * 1024);
+  CHECK(after - before < 4 * 1024);  // the old reader grew by 8.9 MiB here, 4 MiB a connection
 
   BootProcess rank1 = boot_test::start_boot(dir, "r1", node_args(config, port, 1, "30s"));
   bool exited = boot_test::wait_exit(rank1, 15);
