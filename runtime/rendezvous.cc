@@ -307,6 +307,7 @@ Membership join_rendezvous(const Endpoint& rank0, JoinRequest request,
                            const Resolver& resolver) {
   bool fill_host = request.report.host.empty();
   std::optional<Clock::time_point> plan_deadline;
+  Clock::duration rejoin_wait = std::chrono::milliseconds(50);
   for (;;) {
     Fd fd = connect_with_retry(rank0, connect_deadline, resolver);
     // Rank 0 started no later than this connect, so its own deadline ends before this one.
@@ -346,8 +347,12 @@ Membership join_rendezvous(const Endpoint& rank0, JoinRequest request,
         if (type && *type == Json("timeout")) throw BootError(kExitRendezvousTimeout, reason);
       }
     }
-    // Rank 0 went away before the plan (a restarting pod): join it again.
+    // Rank 0 went away before the plan (a restarting pod), or closed this connection to shed a
+    // flood (out of descriptors, too many pending): join it again, backing off so that its own
+    // members do not add to the flood.
     log_warning("rank 0 closed the connection before the plan; joining again");
+    sleep_until(std::min(Clock::now() + rejoin_wait, *plan_deadline));
+    rejoin_wait = std::min<Clock::duration>(2 * rejoin_wait, std::chrono::seconds(1));
   }
 }
 
