@@ -197,8 +197,7 @@ bool LineConnection::receive(std::vector<Json>& messages) {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
-    if (n < 0) failure_ = std::strerror(errno);
-    return die();  // EOF or a reset
+    return die();  // EOF or a reset: the peer left, which is no protocol failure to report
   }
   return true;
 }

@@ -79,8 +79,8 @@ class LineConnection {
   /// appending complete messages; false on EOF, error, or a malformed or oversized line (a foreign
   /// client), after which the connection is dead.
   bool receive(std::vector<Json>& messages);
-  /// Why receive() returned false: empty after a plain EOF, else one phrase for the log ("sent a
-  /// line longer than 65536 bytes").
+  /// Why receive() returned false when the peer's bytes were at fault, one phrase for the log
+  /// ("sent a line longer than 65536 bytes"); empty after an EOF or a reset.
   const std::string& failure() const { return failure_; }
   /// Bytes of an unfinished line held now, for tests of the bound.
   size_t buffered() const { return buffer_.size(); }
