@@ -132,7 +132,7 @@ TEST_CASE("hostile peers: a connection that never joins is closed, the oldest fi
           "[rendezvous]") {
   boot::PendingLimits limits;
   limits.max_pending = 4;
-  limits.join_within = std::chrono::milliseconds(300);
+  limits.join_within = std::chrono::seconds(1);
   int port = boot_test::free_port();
   boot::Coordinator coordinator(rank0_request(), port, limits);
   auto gathered = std::async(std::launch::async, [&] {
@@ -143,13 +143,13 @@ TEST_CASE("hostile peers: a connection that never joins is closed, the oldest fi
   double started = boot_test::now_s();
   std::vector<boot::Fd> idle;
   for (int i = 0; i < 5; ++i) idle.push_back(connect_local(port));
-  CHECK(closed_within(idle[0], 250));
+  CHECK(closed_within(idle[0], 800));
   for (int i = 1; i < 5; ++i) CHECK_FALSE(closed_within(idle[static_cast<size_t>(i)], 0));
   // The rest are closed at their join deadline, not before it.
-  for (int i = 1; i < 5; ++i) CHECK(closed_within(idle[static_cast<size_t>(i)], 2000));
+  for (int i = 1; i < 5; ++i) CHECK(closed_within(idle[static_cast<size_t>(i)], 3000));
   double waited = boot_test::now_s() - started;
-  CHECK(waited >= 0.25);
-  CHECK(waited < 1.5);
+  CHECK(waited >= 0.95);
+  CHECK(waited < 2.5);
 
   // A real join is still welcome.
   boot::JoinRequest member = rank0_request();
