@@ -30,8 +30,7 @@ std::string local_hostname() {
 }
 
 Clock::time_point after(Clock::time_point start, double seconds) {
-  return start +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  return time_after(start, seconds);  // saturating: a huge timeout must not wrap to the past
 }
 
 // What every phase reads: the flags, boot.json, mlenv-boot's own environment and when it began.

@@ -1,7 +1,9 @@
 #include "config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iterator>
 
 #include "exit_code.h"
@@ -45,11 +47,15 @@ std::int64_t get_int(const Json& value, const std::string& path, std::int64_t mi
   return number;
 }
 
-double get_seconds(const Json& object, const std::string& key, double fallback) {
+// Every duration is checked against its documented bounds: unchecked, rendezvous_s = 1e10
+// overflowed into an immediate timeout and heartbeat_s = 0.001 into false peer losses.
+double get_seconds(const Json& object, const std::string& key, const std::string& path,
+                   double fallback, DurationBounds bounds) {
   const Json* value = object.find(key);
   if (!value) return fallback;
-  if (!value->is_number() || value->as_number() <= 0) {
-    invalid("timeouts." + key, "must be a positive number of seconds");
+  if (!value->is_number()) invalid(path, "must be a number of seconds");
+  if (std::optional<std::string> why = check_duration(value->as_number(), bounds)) {
+    invalid(path, *why);
   }
   return value->as_number();
 }
@@ -146,7 +152,22 @@ std::optional<double> parse_duration(std::string_view text) {
   char* end = nullptr;
   double value = std::strtod(number.c_str(), &end);
   if (end != number.c_str() + number.size() || !(value > 0)) return std::nullopt;
+  // strtod takes "inf" and "nan", and 1e308h overflows; neither is a duration.
+  if (!std::isfinite(value * scale)) return std::nullopt;
   return value * scale;
+}
+
+std::optional<std::string> check_duration(double seconds, DurationBounds bounds) {
+  bool above_min = bounds.min_allowed ? seconds >= bounds.min : seconds > bounds.min;
+  // Written so that NaN fails both comparisons and is refused.
+  if (above_min && seconds <= bounds.max) return std::nullopt;
+  auto text = [](double value) {
+    char out[32];
+    std::snprintf(out, sizeof out, "%g", value);
+    return std::string(out);
+  };
+  return std::string("must be a number of seconds ") + (bounds.min_allowed ? ">= " : "> ") +
+         text(bounds.min) + " and <= " + text(bounds.max);
 }
 
 BootConfig parse_config(std::string_view text) {
@@ -194,10 +215,14 @@ BootConfig parse_config(std::string_view text) {
   }
   if (const Json* timeouts = root.find("timeouts")) {
     if (!timeouts->is_object()) invalid("timeouts", "must be an object");
-    config.discovery_s = get_seconds(*timeouts, "discovery_s", config.discovery_s);
-    config.rendezvous_s = get_seconds(*timeouts, "rendezvous_s", config.rendezvous_s);
-    config.heartbeat_s = get_seconds(*timeouts, "heartbeat_s", config.heartbeat_s);
-    config.grace_s = get_seconds(*timeouts, "grace_s", config.grace_s);
+    config.discovery_s = get_seconds(*timeouts, "discovery_s", "timeouts.discovery_s",
+                                     config.discovery_s, kDeadlineBounds);
+    config.rendezvous_s = get_seconds(*timeouts, "rendezvous_s", "timeouts.rendezvous_s",
+                                      config.rendezvous_s, kDeadlineBounds);
+    config.heartbeat_s = get_seconds(*timeouts, "heartbeat_s", "timeouts.heartbeat_s",
+                                     config.heartbeat_s, kHeartbeatBounds);
+    config.grace_s =
+        get_seconds(*timeouts, "grace_s", "timeouts.grace_s", config.grace_s, kGraceBounds);
   }
   if (const Json* command = root.find("command")) {
     config.command = get_strings(*command, "command");
@@ -231,12 +256,8 @@ BootConfig parse_config(std::string_view text) {
       config.nccl_max_bytes = static_cast<std::uint64_t>(
           get_int(*max, "nccl_check.max_bytes", 8, std::int64_t{1} << 40));
     }
-    if (const Json* timeout = check->find("timeout_s")) {
-      if (!timeout->is_number() || timeout->as_number() <= 0) {
-        invalid("nccl_check.timeout_s", "must be a positive number of seconds");
-      }
-      config.nccl_timeout_s = timeout->as_number();
-    }
+    config.nccl_timeout_s = get_seconds(*check, "timeout_s", "nccl_check.timeout_s",
+                                        config.nccl_timeout_s, kDeadlineBounds);
   }
   config.digest = fnv1a_hex(text);
   return config;

@@ -73,8 +73,28 @@ BootConfig parse_config(std::string_view text);
 /// Reads and parses boot.json; throws BootError(kExitConfigError) when unreadable or invalid.
 BootConfig load_config(const std::string& path);
 
-/// Parses "30s", "500ms", "2m", "1h" or plain seconds; nothing when malformed.
+/// Parses "30s", "500ms", "2m", "1h" or plain seconds; nothing when malformed, not positive or
+/// not finite.
 std::optional<double> parse_duration(std::string_view text);
+
+/// The range a duration may take, in seconds (BOOT_CONFIG.md, "Durations").
+struct DurationBounds {
+  double min;
+  bool min_allowed;  ///< whether `min` itself is allowed
+  double max;        ///< always allowed
+};
+
+/// Discovery and rendezvous deadlines, `--timeout`, `nccl_check.timeout_s`: (0, 7 days].
+inline constexpr DurationBounds kDeadlineBounds = {0, false, 7 * 24 * 3600};
+/// The heartbeat interval: [0.1 s, 60 s]. Faster beats are lost to scheduling noise and read as a
+/// lost peer; slower ones take minutes to notice one.
+inline constexpr DurationBounds kHeartbeatBounds = {0.1, true, 60};
+/// The SIGTERM-to-SIGKILL grace: [0, 1 h]; 0 kills at once.
+inline constexpr DurationBounds kGraceBounds = {0, true, 3600};
+
+/// Why a duration is outside its bounds ("must be ..."), or nothing when it is inside; NaN and
+/// infinities are always outside.
+std::optional<std::string> check_duration(double seconds, DurationBounds bounds);
 
 /// A 64-bit FNV-1a hash as 16 hex digits: stable across builds, for tokens and digests.
 std::string fnv1a_hex(std::string_view text);

@@ -28,10 +28,6 @@ int code_of(const Json& json) {
   return value && value->is_integer() ? static_cast<int>(value->as_int()) : 1;
 }
 
-Clock::duration seconds(double value) {
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(value));
-}
-
 class SoloLink : public ControlLink {
  public:
   void add_pollfds(std::vector<pollfd>&) const override {}
@@ -57,7 +53,7 @@ struct Peer {
 class CoordinatorLink : public ControlLink {
  public:
   CoordinatorLink(std::vector<std::unique_ptr<LineConnection>> members, double heartbeat_s)
-      : interval_(seconds(heartbeat_s)), next_beat_(Clock::now()) {
+      : interval_(clock_duration(heartbeat_s)), next_beat_(Clock::now()) {
     for (size_t rank = 1; rank < members.size(); ++rank) {
       peers_.push_back({static_cast<int>(rank), std::move(members[rank]), Clock::now(), false});
     }
@@ -158,7 +154,7 @@ class MemberLink : public ControlLink {
  public:
   MemberLink(std::unique_ptr<LineConnection> rank0, double heartbeat_s)
       : rank0_(std::move(rank0)),
-        interval_(seconds(heartbeat_s)),
+        interval_(clock_duration(heartbeat_s)),
         next_beat_(Clock::now()),
         last_heard_(Clock::now()) {}
 

@@ -239,7 +239,14 @@ class Parser {
       if (pos_ == exponent) return fail("invalid number");
     }
     std::string number(text_.substr(start, pos_ - start));
-    out = Json(std::strtod(number.c_str(), nullptr));
+    double value = std::strtod(number.c_str(), nullptr);
+    // strtod makes 1e400 infinity, which JSON cannot express: the writer would turn it into null
+    // and a duration check would meet an infinite timeout (found by tests/fuzz/fuzz_boot).
+    if (!std::isfinite(value)) {
+      pos_ = start;
+      return fail("number out of range");
+    }
+    out = Json(value);
     return true;
   }
 

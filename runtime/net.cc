@@ -150,7 +150,7 @@ bool has_interface(const std::string& name) {
   return ::if_nametoindex(name.c_str()) != 0;
 }
 
-LineConnection::LineConnection(Fd fd) : fd_(std::move(fd)) {
+LineConnection::LineConnection(Fd fd, size_t max_line) : fd_(std::move(fd)), max_line_(max_line) {
   int one = 1;
   // Heartbeats and plans are small and latency matters more than batching.
   ::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -178,30 +178,58 @@ bool LineConnection::send(const Json& message) {
 }
 
 bool LineConnection::receive(std::vector<Json>& messages) {
-  // A join or plan is a few kilobytes; anything far larger is not one of ours.
-  constexpr size_t kMaxLine = size_t{4} << 20;
+  if (dead_) return false;
+  auto die = [&] {
+    dead_ = true;
+    buffer_ = std::string();
+    return false;
+  };
+  // A peer that never pauses must not hold this loop (and rank 0's other connections) forever:
+  // stop after a bounded amount; the descriptor stays readable, so poll() brings us back.
+  constexpr size_t kReadPerCall = size_t{256} << 10;
   char chunk[16384];
-  bool open = true;
-  for (;;) {
+  for (size_t read = 0; read < kReadPerCall;) {
     ssize_t n = ::recv(fd_.get(), chunk, sizeof chunk, 0);
     if (n > 0) {
-      buffer_.append(chunk, static_cast<size_t>(n));
+      read += static_cast<size_t>(n);
+      if (!take(std::string_view(chunk, static_cast<size_t>(n)), messages)) return die();
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-    open = false;  // EOF or a reset
-    break;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    return die();  // EOF or a reset: the peer left, which is no protocol failure to report
   }
-  size_t start = 0;
-  for (size_t newline; (newline = buffer_.find('\n', start)) != std::string::npos;
-       start = newline + 1) {
-    JsonParseResult parsed = parse_json(std::string_view(buffer_).substr(start, newline - start));
-    if (!parsed.value || !parsed.value->is_object()) return false;
+  return true;
+}
+
+bool LineConnection::take(std::string_view bytes, std::vector<Json>& messages) {
+  for (;;) {
+    size_t newline = bytes.find('\n');
+    std::string_view piece = bytes.substr(0, newline);
+    // Checked before anything is kept, so a line without an end costs at most the limit, not
+    // everything the peer manages to send (issue #11 item 16).
+    if (buffer_.size() + piece.size() > max_line_) {
+      failure_ = "sent a line longer than " + std::to_string(max_line_) + " bytes";
+      return false;
+    }
+    if (newline == std::string_view::npos) {
+      buffer_.append(piece);
+      return true;
+    }
+    std::string_view line = piece;
+    if (!buffer_.empty()) {
+      buffer_.append(piece);
+      line = buffer_;
+    }
+    JsonParseResult parsed = parse_json(line);
+    if (!parsed.value || !parsed.value->is_object()) {
+      failure_ = "sent a line that is not a JSON object";
+      return false;
+    }
     messages.push_back(std::move(*parsed.value));
+    buffer_.clear();
+    bytes.remove_prefix(newline + 1);
   }
-  buffer_.erase(0, start);
-  return open && buffer_.size() <= kMaxLine;
 }
 
 }  // namespace boot

@@ -72,6 +72,10 @@ Options parse_options(const std::vector<std::string>& args) {
     else if (name == "--timeout") {
       options.timeout_s = parse_duration(value);
       if (!options.timeout_s) throw usage_error("--timeout takes a duration like 30s or 10m");
+      // It replaces the discovery and rendezvous deadlines, so it has their bounds.
+      if (std::optional<std::string> why = check_duration(*options.timeout_s, kDeadlineBounds)) {
+        throw usage_error("--timeout " + *why);
+      }
     } else {
       throw usage_error("unknown flag " + name);
     }

@@ -1,8 +1,20 @@
 #include "plan.h"
 
+#include <cstdint>
+
 #include "exit_code.h"
 
 namespace boot {
+namespace {
+
+// An integer that fits an int: a wider one would wrap on conversion, and rank 2^32 + 1 would pass
+// for rank 1.
+bool is_int32(const Json* value) {
+  return value && value->is_integer() && value->as_int() >= INT32_MIN &&
+         value->as_int() <= INT32_MAX;
+}
+
+}  // namespace
 
 JobPlan decide_plan(const BootConfig& config, const std::vector<NodeReport>& reports,
                     const std::string& run_id) {
@@ -64,7 +76,7 @@ JobPlan plan_from_json(const Json& json) {
   };
   auto number = [&](const char* key) {
     const Json* value = json.find(key);
-    if (!value || !value->is_integer()) throw bad();
+    if (!is_int32(value)) throw bad();
     return static_cast<int>(value->as_int());
   };
   JobPlan plan;
@@ -103,8 +115,8 @@ bool report_from_json(const Json& json, NodeReport& report) {
   const Json* usable = json.find("rdma_usable");
   const Json* detail = json.find("rdma_detail");
   const Json* gpus = json.find("gpu_count");
-  if (!rank || !rank->is_integer() || !host || !host->is_string() || !usable ||
-      !usable->is_bool() || !detail || !detail->is_string() || !gpus || !gpus->is_integer()) {
+  if (!is_int32(rank) || !host || !host->is_string() || !usable || !usable->is_bool() || !detail ||
+      !detail->is_string() || !is_int32(gpus)) {
     return false;
   }
   report.rank = static_cast<int>(rank->as_int());

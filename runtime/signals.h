@@ -2,13 +2,11 @@
 // Signals through a self-pipe, so every wait in mlenv-boot is one poll() that also wakes for
 // SIGCHLD and termination. As PID 1 a signal without a handler is ignored, so handlers are needed.
 
-#include <chrono>
 #include <vector>
 
-namespace boot {
+#include "clock.h"
 
-/// The clock of every deadline: monotonic, so a clock step cannot shorten a timeout.
-using Clock = std::chrono::steady_clock;
+namespace boot {
 
 /// Installs handlers for SIGCHLD, SIGTERM, SIGINT, SIGHUP and SIGQUIT, and ignores SIGPIPE.
 void install_signal_handlers();

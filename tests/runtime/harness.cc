@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -98,7 +99,7 @@ std::string write_config(const TempDir& dir, const boot::Json& config, const std
 
 BootProcess start_boot(const TempDir& dir, const std::string& tag,
                        const std::vector<std::string>& args,
-                       const std::map<std::string, std::string>& env) {
+                       const std::map<std::string, std::string>& env, int max_files) {
   BootProcess process;
   process.out_path = dir.path() + "/" + tag + ".out";
   process.err_path = dir.path() + "/" + tag + ".err";
@@ -125,6 +126,10 @@ BootProcess start_boot(const TempDir& dir, const std::string& tag,
     int err = ::open(process.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(out, STDOUT_FILENO);
     ::dup2(err, STDERR_FILENO);
+    if (max_files > 0) {
+      rlimit limit = {static_cast<rlim_t>(max_files), static_cast<rlim_t>(max_files)};
+      if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(126);
+    }
     ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
@@ -135,9 +140,14 @@ bool wait_exit(BootProcess& process, double timeout_s) {
   double deadline = now_s() + timeout_s;
   for (;;) {
     int status = 0;
-    pid_t done = ::waitpid(process.pid, &status, WNOHANG);
+    rusage usage = {};
+    pid_t done = ::wait4(process.pid, &status, WNOHANG, &usage);
     if (done == process.pid) {
       process.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      auto seconds = [](timeval time) {
+        return static_cast<double>(time.tv_sec) + time.tv_usec / 1e6;
+      };
+      process.cpu_s = seconds(usage.ru_utime) + seconds(usage.ru_stime);
       return true;
     }
     if (now_s() >= deadline) {

@@ -51,16 +51,18 @@ struct BootProcess {
   std::string out_path;
   std::string err_path;
   int exit_code = -1;  ///< set by wait_exit; 128+signal when killed
+  double cpu_s = -1;   ///< user plus system CPU seconds, set by wait_exit
 
   std::string out() const { return slurp(out_path); }
   std::string err() const { return slurp(err_path); }
 };
 
 /// Starts mlenv-boot with arguments and extra environment variables (on top of the test's own,
-/// minus the rank variables a CI runner might set).
+/// minus the rank variables a CI runner might set). A non-zero `max_files` lowers its
+/// RLIMIT_NOFILE, so running it out of descriptors takes few connections.
 BootProcess start_boot(const TempDir& dir, const std::string& tag,
                        const std::vector<std::string>& args,
-                       const std::map<std::string, std::string>& env = {});
+                       const std::map<std::string, std::string>& env = {}, int max_files = 0);
 
 /// Waits for the process up to `timeout_s`, then SIGKILLs it; returns whether it exited in time.
 bool wait_exit(BootProcess& process, double timeout_s);

@@ -58,3 +58,16 @@ TEST_CASE("json: integers stay integers and fractions round-trip", "[json]") {
   CHECK(Json(3).is_integer());
   CHECK_FALSE(Json(3.5).is_integer());
 }
+
+TEST_CASE("json: a number beyond a double's range is an error, not infinity", "[json]") {
+  // Found by tests/fuzz/fuzz_boot: 2e22222 read as infinity and wrote back as null.
+  for (const char* text : {"2e22222", "[1e400]", "{\"t\":-1e309}"}) {
+    INFO(text);
+    auto parsed = parse_json(text);
+    CHECK_FALSE(parsed.value);
+    CHECK(parsed.error == "number out of range");
+  }
+  auto tiny = parse_json("1e-400");  // underflow to zero is still a number
+  REQUIRE(tiny.value);
+  CHECK(tiny.value->as_number() == 0);
+}
