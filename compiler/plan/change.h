@@ -30,10 +30,13 @@ struct Change {
   std::string file;                 ///< the object's file, relative to the plan directory
 };
 
-/// A file of the plan that is not an object (Dockerfile, kustomization.yaml) and changes.
+/// A file of the plan that is not an object (Dockerfile, boot.json) and changes. An update
+/// says what changed inside: the fields of a JSON file, else the changed lines.
 struct FileChange {
   std::string path;
   Action action = Action::Update;
+  std::vector<FieldChange> fields;  ///< a JSON file's changed fields, sorted by path
+  std::vector<std::string> lines;   ///< another file's changed lines (content_diff.h)
 };
 
 /// Everything that differs between two plans.

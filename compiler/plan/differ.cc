@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "compiler/plan/content_diff.h"
 #include "compiler/plan/plan_json.h"
 #include "compiler/plan/replace_rules.h"
 #include "compiler/plan/yaml_fields.h"
@@ -54,6 +55,13 @@ Change compare_object(const std::string& address, const std::string& kind, const
   FieldMap old_fields = flatten(before);
   FieldMap new_fields = flatten(after);
   auto record = [&](const std::string& path, const std::string* was, const std::string* now) {
+    // A JSON document in a field (boot.json in its ConfigMap) changes field by field.
+    if (was != nullptr && now != nullptr && !sensitive_field(kind, path)) {
+      if (auto inner = json_changes(path, *was, *now)) {
+        for (FieldChange& field : *inner) change.fields.push_back(std::move(field));
+        return;
+      }
+    }
     FieldChange field;
     field.path = path;
     bool hide = sensitive_field(kind, path);
@@ -81,6 +89,24 @@ Change compare_object(const std::string& address, const std::string& kind, const
   return change;
 }
 
+// A file that is not an object: created, deleted, or updated with what changed inside.
+FileChange file_change(const std::string& path, const std::optional<std::string>& before,
+                       const std::optional<std::string>& after) {
+  FileChange file{path,
+                  !before  ? Action::Create
+                  : !after ? Action::Delete
+                           : Action::Update,
+                  {},
+                  {}};
+  if (file.action != Action::Update) return file;
+  if (auto fields = json_changes("", *before, *after)) {
+    file.fields = std::move(*fields);
+  } else {
+    file.lines = line_changes(*before, *after);
+  }
+  return file;
+}
+
 // Compares the objects of one file; `prefix` is the unit the addresses live in.
 void diff_file(const std::string& prefix, const std::string& path,
                const std::optional<std::string>& before, const std::optional<std::string>& after,
@@ -88,9 +114,7 @@ void diff_file(const std::string& prefix, const std::string& path,
   std::map<std::string, YAML::Node> old_objects = parse_objects(before);
   std::map<std::string, YAML::Node> new_objects = parse_objects(after);
   if (old_objects.empty() && new_objects.empty()) {
-    diff.files.push_back({path, !before  ? Action::Create
-                                : !after ? Action::Delete
-                                         : Action::Update});
+    diff.files.push_back(file_change(path, before, after));
     return;
   }
   std::set<std::string> addresses;
@@ -147,9 +171,7 @@ void diff_unit(const PlanTree& before, const PlanTree& after, const std::string&
     if (objects.count(relative) != 0) {
       diff_file(unit, path, before.read(path), after.read(path), diff);
     } else {
-      const bool had = before.find(path) != nullptr;
-      const bool has = after.find(path) != nullptr;
-      diff.files.push_back({path, !had ? Action::Create : !has ? Action::Delete : Action::Update});
+      diff.files.push_back(file_change(path, before.read(path), after.read(path)));
     }
   }
 }
@@ -164,7 +186,9 @@ PlanDiff diff_plans(const PlanTree& before, const PlanTree& after) {
     if (unit.empty()) {
       const bool had = before.find(path) != nullptr;
       const bool has = after.find(path) != nullptr;
-      diff.files.push_back({path, !had ? Action::Create : !has ? Action::Delete : Action::Update});
+      // Files beside the envs (`_runtime/` sources) are listed; the pull request shows them.
+      Action action = !had ? Action::Create : !has ? Action::Delete : Action::Update;
+      diff.files.push_back({path, action, {}, {}});
     } else {
       changed[std::string(unit)].push_back(path);
     }

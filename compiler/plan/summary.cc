@@ -52,6 +52,17 @@ void json_optional(std::ostream& out, const char* key, const std::optional<std::
   }
 }
 
+void render_fields_json(std::ostream& out, const std::vector<FieldChange>& fields) {
+  bool first = true;
+  for (const FieldChange& field : fields) {
+    out << (first ? "" : ",") << "{\"path\":\"" << json_escape(field.path) << '"';
+    json_optional(out, "before", field.before);
+    json_optional(out, "after", field.after);
+    out << '}';
+    first = false;
+  }
+}
+
 }  // namespace
 
 std::string summary_line(const PlanDiff& diff) {
@@ -77,8 +88,11 @@ void render_summary_text(std::ostream& out, const PlanDiff& diff) {
   if (!diff.files.empty()) {
     if (!diff.changes.empty()) out << '\n';
     out << "Files:\n";
-    for (const FileChange& file : diff.files)
+    for (const FileChange& file : diff.files) {
       out << "  " << symbol(file.action) << ' ' << file.path << '\n';
+      for (const FieldChange& field : file.fields) render_field(out, field);
+      for (const std::string& line : file.lines) out << "      " << line << '\n';
+    }
   }
   if (diff.inputs_changed != 0) {
     out << "\nInput digests changed in " << diff.inputs_changed << " plan.json "
@@ -96,22 +110,21 @@ void render_summary_json(std::ostream& out, const PlanDiff& diff, const std::str
         << json_escape(change.reason) << "\",\"file\":\"" << json_escape(change.file)
         << "\",\"fields\":[";
     first = false;
-    bool first_field = true;
-    for (const FieldChange& field : change.fields) {
-      out << (first_field ? "" : ",") << "{\"path\":\"" << json_escape(field.path) << '"';
-      json_optional(out, "before", field.before);
-      json_optional(out, "after", field.after);
-      out << '}';
-      first_field = false;
-    }
+    render_fields_json(out, change.fields);
     out << "]}";
   }
   out << "],\"files\":[";
   first = true;
   for (const FileChange& file : diff.files) {
     out << (first ? "" : ",") << "{\"path\":\"" << json_escape(file.path) << "\",\"action\":\""
-        << action_name(file.action) << "\"}";
+        << action_name(file.action) << "\",\"fields\":[";
     first = false;
+    render_fields_json(out, file.fields);
+    out << "],\"lines\":[";
+    for (std::size_t i = 0; i < file.lines.size(); ++i) {
+      out << (i ? "," : "") << '"' << json_escape(file.lines[i]) << '"';
+    }
+    out << "]}";
   }
   out << "],\"inputs_changed\":" << diff.inputs_changed
       << ",\"create\":" << diff.count(Action::Create)

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "compiler/plan/content_diff.h"
 #include "compiler/plan/differ.h"
 #include "compiler/plan/summary.h"
 #include "tests/plan/support.h"
@@ -45,6 +46,58 @@ TEST_CASE("an edit shows exactly the changed fields", "[plan]") {
         "      ~ spec.replicas: 2 -> 4\n"
         "\n"
         "Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.\n");
+}
+
+TEST_CASE("a JSON document in an object changes field by field", "[plan][content]") {
+  // boot.json in its ConfigMap: `nnodes 2 -> 1`, not "(1881 bytes of text) -> (1881 ...)".
+  FakeEnv env = typical_env();
+  std::string& body = object(env, "ConfigMap", "ml-dev-env-boot").body;
+  body = "data:\n  boot.json: |\n    {\"nnodes\": 2, \"rdma\": {\"gid_index\": 3}}\n";
+  PlanTree before = tree_from_output(render({env}));
+  body = "data:\n  boot.json: |\n    {\"nnodes\": 1, \"rdma\": {}, \"launcher\": \"\"}\n";
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  REQUIRE(diff.changes.size() == 1);
+  CHECK(text(diff) ==
+        "  ~ barcelona/ml-dev-env/ConfigMap/ml-dev-env-boot\n"
+        "      + data[\"boot.json\"].launcher: \"\"\n"
+        "      ~ data[\"boot.json\"].nnodes: 2 -> 1\n"
+        "      + data[\"boot.json\"].rdma: {}\n"
+        "      - data[\"boot.json\"].rdma.gid_index: 3\n"
+        "\n"
+        "Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.\n");
+}
+
+TEST_CASE("a changed file shows its changed fields or lines", "[plan][content]") {
+  FakeEnv env = typical_env();
+  env.files["boot.json"] = "{\n  \"nnodes\": 2,\n  \"transport\": \"rdma\"\n}\n";
+  PlanTree before = tree_from_output(render({env}));
+  env.files["boot.json"] = "{\n  \"nnodes\": 1,\n  \"transport\": \"rdma\"\n}\n";
+  env.files["Dockerfile"] = "FROM base\nRUN pip install torch\nRUN pip install peft\n";
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  std::string out = text(diff);
+  CHECK(out.find("  ~ barcelona/ml-dev-env/Dockerfile\n"
+                 "      @@ line 3\n"
+                 "      + RUN pip install peft\n") != std::string::npos);
+  CHECK(out.find("  ~ barcelona/ml-dev-env/boot.json\n"
+                 "      ~ nnodes: 2 -> 1\n") != std::string::npos);
+  std::ostringstream json;
+  render_summary_json(json, diff, "");
+  CHECK(json.str().find("\"lines\":[\"@@ line 3\",\"+ RUN pip install peft\"]") !=
+        std::string::npos);
+}
+
+TEST_CASE("line changes are the shortest edit, bounded in size", "[plan][content]") {
+  CHECK(line_changes("a\nb\nc\n", "a\nx\nc\n") ==
+        std::vector<std::string>{"@@ line 2", "- b", "+ x"});
+  CHECK(line_changes("a\nb\n", "a\nb\n").empty());
+  std::string many;
+  for (int i = 0; i < 100; ++i) many += "line " + std::to_string(i) + "\n";
+  std::vector<std::string> lines = line_changes("", many, 10);
+  REQUIRE(lines.size() == 11);
+  CHECK(lines.back() == "... 91 more changed lines");
+  std::string huge(6000, '\n');
+  CHECK(line_changes(huge, "x\n").size() == 1);
+  CHECK_FALSE(json_changes("", "[1, 2]", "{}"));
 }
 
 TEST_CASE("list items with names are addressed by name, odd keys are bracketed", "[plan]") {
