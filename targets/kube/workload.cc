@@ -3,9 +3,11 @@
 namespace mlenv::target::kube {
 namespace {
 
-// kExitConfigError of mlenv-boot (runtime/exit_code.h): a broken boot.json or an impossible
-// configuration, which no restart heals.
+// mlenv-boot's exits that no restart heals (runtime/exit_code.h): a broken boot.json or an
+// impossible configuration (kExitConfigError), and `network = rdma` on nodes that cannot use
+// RDMA (kExitTransport), which a restart onto the same nodes would only repeat.
 constexpr int kBootConfigError = 78;
+constexpr int kBootTransportError = 73;
 
 std::string quantity_or(const ir::Quantity& q, const char* fallback) {
   return q.text.empty() ? fallback : q.text;
@@ -272,7 +274,9 @@ Object job(const EnvLayout& layout, const PodExtras& extras) {
   Value& codes = fatal.set("onExitCodes", Value::map());
   codes.set("containerName", "mlenv");
   codes.set("operator", "In");
-  codes.set("values", Value::seq()).push(kBootConfigError);
+  Value& values = codes.set("values", Value::seq());
+  values.push(kBootTransportError);
+  values.push(kBootConfigError);
   // Evictions and preemptions are the cluster's doing: they do not use up the run's restarts.
   Value& disrupted = rules.push(Value::map());
   disrupted.set("action", "Ignore");
