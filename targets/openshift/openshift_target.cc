@@ -50,13 +50,45 @@ struct ClusterAdmin {
   std::set<std::string> addresses;
 };
 
+// A line for people about `subject` (an env directory), grouped with the same text of others.
+struct Note {
+  std::string subject;
+  std::string text;
+};
+
+// One line per distinct note, naming the envs it concerns (a fleet's 10,000 envs that fall back
+// to TCP on one cluster make one line, not 10,000).
+std::vector<std::string> grouped(const std::vector<Note>& notes) {
+  constexpr std::size_t kNamed = 5;
+  std::map<std::string, std::vector<std::string>> by_text;
+  for (const Note& note : notes) by_text[note.text].push_back(note.subject);
+  std::vector<std::string> out;
+  for (auto& [text, subjects] : by_text) {
+    std::sort(subjects.begin(), subjects.end());
+    subjects.erase(std::unique(subjects.begin(), subjects.end()), subjects.end());
+    if (subjects.size() == 1 && subjects[0].empty()) {
+      out.push_back(text);
+      continue;
+    }
+    std::string line;
+    for (std::size_t i = 0; i < subjects.size() && i < kNamed; ++i) {
+      line += (i ? ", " : "") + subjects[i];
+    }
+    if (subjects.size() > kNamed) {
+      line += " and " + std::to_string(subjects.size() - kNamed) + " more";
+    }
+    out.push_back(line + ": " + text);
+  }
+  return out;
+}
+
 // What one env renders, before the program-wide merge.
 struct EnvOutput {
   std::vector<File> files;  ///< `<cluster>/<env>/...`, its objects first, in apply order
   std::size_t objects = 0;  ///< how many of `files` are objects
   std::vector<std::pair<std::string, File>> admin;          ///< (address, `_admin/` file)
   std::vector<std::pair<std::string, std::size_t>> shared;  ///< (address, index in files)
-  std::vector<std::string> notes;
+  std::vector<Note> notes;
   Diagnostics diagnostics;
 };
 
@@ -148,23 +180,24 @@ kube::PlanSteps plan_steps(const EnvLayout& layout) {
 }
 
 // Lines for people about what the env needs from the platform team.
-std::vector<std::string> env_notes(const EnvLayout& layout) {
-  std::vector<std::string> notes;
+std::vector<Note> env_notes(const EnvLayout& layout) {
+  std::vector<Note> notes;
   // The transport decision of `network = auto`, made visible where the plan is reviewed.
   if (!layout.env->transport_note.empty()) {
-    notes.push_back(layout.dir + ": " + layout.env->transport_note);
+    notes.push_back({layout.dir, layout.env->transport_note});
   }
   if (!layout.root_with_ipc_lock) return notes;
   if (layout.custom_scc) {
-    notes.push_back("the platform team applies " + layout.cluster +
-                    "/_admin/ once (mlenvc apply --admin): SCC `" + layout.scc +
-                    "` and the grant of its `use` to ServiceAccount `" + layout.service_account +
-                    "` in namespace `" + layout.namespace_name + "`");
+    notes.push_back({"", "the platform team applies " + layout.cluster +
+                             "/_admin/ once (mlenvc apply --admin): SCC `" + layout.scc +
+                             "` and the grants of its `use` to the envs' ServiceAccounts in "
+                             "namespace `" +
+                             layout.namespace_name + "`"});
   } else {
-    notes.push_back("the platform team grants `use` of SCC `" + layout.scc + "` to `" +
-                    layout.service_account + "` (oc adm policy add-scc-to-user " + layout.scc +
-                    " -z " + layout.service_account + " -n " + layout.namespace_name +
-                    "); apply checks it");
+    notes.push_back({"", "the platform team grants `use` of SCC `" + layout.scc + "` to `" +
+                             layout.service_account + "` (oc adm policy add-scc-to-user " +
+                             layout.scc + " -z " + layout.service_account + " -n " +
+                             layout.namespace_name + "); apply checks it"});
   }
   return notes;
 }
@@ -259,7 +292,7 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
 
   Output out;
   std::vector<std::size_t> stream;  // env object files, in apply order within each env
-  std::set<std::string> notes;
+  std::vector<Note> notes;
   std::map<std::string, ClusterAdmin> admin;
   SharedObjects shared;
   for (std::size_t i = 0; i < n; ++i) {
@@ -281,7 +314,7 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
       if (k < env.objects && repeated.count(k) == 0) stream.push_back(out.files.size());
       out.files.push_back(std::move(env.files[k]));
     }
-    notes.insert(env.notes.begin(), env.notes.end());
+    notes.insert(notes.end(), env.notes.begin(), env.notes.end());
     env = EnvOutput();  // its memory is not needed twice
   }
 
@@ -319,7 +352,7 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
   out.files = std::move(sorted);
   for (std::size_t i : admin_stream) out.stream.push_back(where[i]);
   for (std::size_t i : stream) out.stream.push_back(where[i]);
-  out.notes.assign(notes.begin(), notes.end());
+  out.notes = grouped(notes);
   return out;
 }
 

@@ -418,3 +418,24 @@ TEST_CASE("the build stage installs its compiler with the base image's package m
   CHECK(line == "mlenv-boot: the base image has no apt-get, dnf or microdnf");
   fs::remove_all(dir);
 }
+
+TEST_CASE("notes are grouped: one line per note, naming the envs it concerns", "[render]") {
+  std::vector<ir::Env> envs;
+  for (int i = 0; i < 12; ++i) {
+    ir::Env e = cairo_tcp_env();
+    e.name = std::string(i < 10 ? "run-0" : "run-") + std::to_string(i);
+    e.image.name = e.name;
+    envs.push_back(std::move(e));
+  }
+  envs.push_back(barcelona_env());
+  envs.push_back(barcelona_env());
+  envs.back().name = "second";
+  Diagnostics d;
+  target::Output out = render(program_of(envs), d);
+  REQUIRE(out.notes.size() == 2);
+  // Both RDMA envs of barcelona need the same admin objects: said once.
+  CHECK(out.notes[1].rfind("the platform team applies barcelona/_admin/ once", 0) == 0);
+  CHECK(out.notes[0] ==
+        "cairo/run-00, cairo/run-01, cairo/run-02, cairo/run-03, cairo/run-04 and 7 more: "
+        "network = auto: cluster `cairo` has no RDMA rails, using TCP");
+}
