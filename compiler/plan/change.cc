@@ -23,4 +23,8 @@ const char* action_name(Action action) {
   return "update";
 }
 
+bool holds_data(const std::string& kind) {
+  return kind == "PersistentVolumeClaim" || kind == "PersistentVolume" || kind == "Namespace";
+}
+
 }  // namespace mlenv::plan

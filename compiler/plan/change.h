@@ -28,7 +28,13 @@ struct Change {
   std::vector<FieldChange> fields;  ///< for Update and Replace, sorted by path
   std::string reason;               ///< for Replace: the field that cannot change in place
   std::string file;                 ///< the object's file, relative to the plan directory
+  /// A Delete or Replace that destroys data (a claim): apply refuses it without
+  /// `--allow-destroy=<address>`.
+  bool destroys_data = false;
 };
+
+/// Whether deleting an object of `kind` destroys data: claims, volumes, namespaces.
+bool holds_data(const std::string& kind);
 
 /// A file of the plan that is not an object (Dockerfile, boot.json) and changes. An update
 /// says what changed inside: the fields of a JSON file, else the changed lines.

@@ -209,6 +209,10 @@ PlanDiff diff_plans(const PlanTree& before, const PlanTree& after) {
     }
   }
   for (const auto& [unit, paths] : changed) diff_unit(before, after, unit, paths, diff);
+  for (Change& change : diff.changes) {
+    change.destroys_data = (change.action == Action::Delete || change.action == Action::Replace) &&
+                           holds_data(change.kind);
+  }
   std::sort(diff.changes.begin(), diff.changes.end(),
             [](const Change& x, const Change& y) { return x.address < y.address; });
   std::sort(diff.files.begin(), diff.files.end(),

@@ -83,6 +83,9 @@ void render_summary_text(std::ostream& out, const PlanDiff& diff) {
         << ' ' << change.address << '\n';
     if (change.action == Action::Replace)
       out << "      # forces replacement: " << change.reason << '\n';
+    if (change.destroys_data) {
+      out << "      ! destroys its data: apply needs --allow-destroy=" << change.address << '\n';
+    }
     for (const FieldChange& field : change.fields) render_field(out, field);
   }
   if (!diff.files.empty()) {
@@ -98,6 +101,13 @@ void render_summary_text(std::ostream& out, const PlanDiff& diff) {
     out << "\nInput digests changed in " << diff.inputs_changed << " plan.json "
         << (diff.inputs_changed == 1 ? "file" : "files") << " with no object change.\n";
   }
+  std::size_t losses = static_cast<std::size_t>(std::count_if(
+      diff.changes.begin(), diff.changes.end(), [](const Change& c) { return c.destroys_data; }));
+  if (losses != 0) {
+    out << '\n'
+        << losses << (losses == 1 ? " object holds" : " objects hold")
+        << " data that this plan would destroy (marked !).\n";
+  }
   out << '\n' << summary_line(diff) << '\n';
 }
 
@@ -108,7 +118,7 @@ void render_summary_json(std::ostream& out, const PlanDiff& diff, const std::str
     out << (first ? "" : ",") << "{\"address\":\"" << json_escape(change.address)
         << "\",\"action\":\"" << action_name(change.action) << "\",\"reason\":\""
         << json_escape(change.reason) << "\",\"file\":\"" << json_escape(change.file)
-        << "\",\"fields\":[";
+        << "\",\"destroys_data\":" << (change.destroys_data ? "true" : "false") << ",\"fields\":[";
     first = false;
     render_fields_json(out, change.fields);
     out << "]}";

@@ -152,6 +152,38 @@ TEST_CASE("removed objects are deletions; input-only changes are counted apart",
   CHECK(!only.empty());
 }
 
+TEST_CASE("a plan that would destroy a claim's data says so, with the apply flag",
+          "[plan][data-loss]") {
+  FakeEnv env = typical_env();
+  PlanTree before = tree_from_output(render({env}));
+  std::string& pvc = object(env, "PersistentVolumeClaim", "workspace").body;
+  pvc.replace(pvc.find("storageClassName: nfs"), 21, "storageClassName: ceph");
+  env.objects.pop_back();  // the Route: a delete that loses nothing
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  std::string out = text(diff);
+  CHECK(out.find("-/+ barcelona/ml-dev-env/PersistentVolumeClaim/workspace\n"
+                 "      # forces replacement: spec.storageClassName cannot change in place on a "
+                 "PersistentVolumeClaim\n"
+                 "      ! destroys its data: apply needs "
+                 "--allow-destroy=barcelona/ml-dev-env/PersistentVolumeClaim/workspace\n") !=
+        std::string::npos);
+  CHECK(out.find("1 object holds data that this plan would destroy (marked !).") !=
+        std::string::npos);
+  CHECK(out.find("Route/ml-dev-env-jupyter\n      !") == std::string::npos);
+  std::ostringstream json;
+  render_summary_json(json, diff);
+  CHECK(json.str().find("\"address\":\"barcelona/ml-dev-env/PersistentVolumeClaim/workspace\","
+                        "\"action\":\"replace\"") != std::string::npos);
+  CHECK(json.str().find("\"destroys_data\":true") != std::string::npos);
+
+  // Removing the env deletes its claim: flagged too.
+  FakeEnv gone = typical_env();
+  gone.objects.erase(gone.objects.begin() + 2);
+  PlanDiff removed = diff_plans(before, tree_from_output(render({gone})));
+  REQUIRE(removed.changes.size() == 1);
+  CHECK(removed.changes[0].destroys_data);
+}
+
 TEST_CASE("secret-looking values never reach the summary", "[plan]") {
   FakeEnv env = typical_env();
   PlanTree before = tree_from_output(render({env}));
