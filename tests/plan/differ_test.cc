@@ -209,7 +209,7 @@ TEST_CASE("json summary", "[plan]") {
         "ml-dev-env-jupyter\","
         "\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/ml-dev-env/"
         "route-ml-dev-env-jupyter.yaml\","
-        "\"fields\":[]}],\"files\":[],\"inputs_changed\":0,\"create\":0,\"update\":0,\"replace\":0,"
+        "\"destroys_data\":false,\"fields\":[]}],\"files\":[],\"inputs_changed\":0,\"create\":0,\"update\":0,\"replace\":0,"
         "\"delete\":1}\n");
 }
 
