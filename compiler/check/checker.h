@@ -71,6 +71,10 @@ class Checker {
   const Value* read_value(Module& module, const ast::Ref& ref);
   ValuePtr field_default(const FieldDef& field);
   bool check_scalar(Value& value, const Type& type, SourceRange range);
+  /// Counts `bytes` against the budget of built values; false (E0104, once, at `at`) past it.
+  bool spend(std::size_t bytes, SourceRange at);
+  /// clone(), counted against the budget; nullptr past it.
+  ValuePtr copy_value(const Value& value, SourceRange at);
 
   // env.cc
   void complete(Value& value, const SchemaDef& schema, const DeclState& env,
@@ -87,6 +91,10 @@ class Checker {
   std::deque<DeclState> decls_;
   std::vector<DeclState*> eval_stack_;
   std::set<std::pair<std::uint32_t, std::string>> reported_missing_;
+  /// Bytes of values built so far (strings, and the lists and blocks copied on write), held
+  /// to limits::kMaxValueBytes so that memory is bounded by the input.
+  std::size_t built_bytes_ = 0;
+  bool budget_reported_ = false;
   Module schema_module_;  ///< context for evaluating schema defaults (no declarations)
 };
 

@@ -45,7 +45,12 @@ struct TypeBuilder {
       } else if (const auto* pattern = boost::get<ast::Pattern>(&arg);
                  pattern && type.kind == Type::Kind::String) {
         type.pattern_text = pattern->text;
-        type.pattern = std::make_shared<std::regex>(pattern->text, std::regex::ECMAScript);
+        std::string error;
+        if (std::optional<Pattern> compiled = Pattern::compile(pattern->text, &error)) {
+          type.pattern = std::make_shared<const Pattern>(std::move(*compiled));
+        } else {
+          diagnostics.report(Code::E0301, at(expr), "invalid pattern: " + error);
+        }
       } else if (const auto* element = boost::get<ast::TypeExpr>(&arg);
                  element && (type.kind == Type::Kind::List || type.kind == Type::Kind::Map)) {
         type.element = std::make_shared<Type>(build(*element));
