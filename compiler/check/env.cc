@@ -5,6 +5,7 @@
 #include <set>
 
 #include "compiler/check/checker.h"
+#include "compiler/check/rules_hygiene.h"
 
 namespace mlenv::check {
 namespace {
@@ -110,6 +111,7 @@ void Checker::complete(Value& value, const SchemaDef& schema, const DeclState& e
 }
 
 void Checker::check_rules(const Value& env, const DeclState& state) {
+  check_hygiene(env, diagnostics_);
   const Value* cluster = env.get("cluster");
   const Value* rdma = get_path(cluster, {"network", "rdma"});
   const std::string env_name = state.decl->name.name;
