@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "tests/targets/fixtures.h"
 #include "tests/targets/test_util.h"
@@ -413,5 +414,100 @@ TEST_CASE("the build stage installs its compiler with the base image's package m
   std::ifstream err(dir / "err");
   std::getline(err, line);
   CHECK(line == "mlenv-boot: the base image has no apt-get, dnf or microdnf");
+  fs::remove_all(dir);
+}
+
+// Docker and buildah join a line ending in `\` with the next and end an instruction at any
+// other newline; shell-form RUN hands the joined text to /bin/sh -c.
+std::vector<std::string> dockerfile_instructions(const std::string& text) {
+  std::string joined;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+      ++i;
+      continue;
+    }
+    joined += text[i];
+  }
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t end; (end = joined.find('\n', start)) != std::string::npos; start = end + 1) {
+    std::string line = joined.substr(start, end - start);
+    if (!line.empty() && line[0] != '#') out.push_back(line);
+  }
+  return out;
+}
+
+TEST_CASE("a multi-line run step is one RUN that runs the script byte for byte", "[render]") {
+  const std::string script =
+      "set -x\n"
+      "if [ -n \"$HOME\" ]; then\n"
+      "  echo \"it's ${HOME:+set} \\\"q\\\"\" \\\n"
+      "    continued\n"
+      "fi\n"
+      "cat <<EOT\n"
+      "heredoc $((1 + 2)) line\n"
+      "EOT\n"
+      "echo last \\\n"
+      "  joined\n";
+  ir::Env env = dev_env();
+  env.image.run = {"echo one line", script};
+  env.image.env = {{"QUOTED", "a \"b\" \\c $HOME ${X}"}, {"PLAIN", "1"}};
+  Diagnostics d;
+  target::Output out = render(program_of({env}), d);
+  const target::File* dockerfile = nullptr;
+  for (const target::File& f : out.files) {
+    if (f.path.ends_with("/Dockerfile")) dockerfile = &f;
+  }
+  REQUIRE(dockerfile);
+  std::vector<std::string> instructions = dockerfile_instructions(dockerfile->content);
+  const std::set<std::string> known = {"FROM", "USER",    "RUN",        "COPY",
+                                       "ENV",  "WORKDIR", "ENTRYPOINT", "CMD"};
+  std::vector<std::string> runs;
+  for (const std::string& line : instructions) {
+    std::string word = line.substr(0, line.find(' '));
+    INFO(line);
+    CHECK(known.count(word) == 1);  // no line of a value became an instruction
+    if (word == "RUN") runs.push_back(line.substr(4));
+    if (line.starts_with("ENV QUOTED=")) {
+      // Dockerfile's lexer inside "...": \" \\ \$ are escapes, nothing expands.
+      std::string value = line.substr(11);
+      REQUIRE(value.size() >= 2);
+      CHECK(value.front() == '"');
+      CHECK(value.back() == '"');
+      std::string decoded;
+      for (std::size_t i = 1; i + 1 < value.size(); ++i) {
+        if (value[i] == '\\' &&
+            (value[i + 1] == '"' || value[i + 1] == '\\' || value[i + 1] == '$'))
+          ++i;
+        else
+          CHECK((value[i] != '$' && value[i] != '"'));
+        decoded += value[i];
+      }
+      CHECK(decoded == "a \"b\" \\c $HOME ${X}");
+    }
+  }
+  CHECK(std::count(runs.begin(), runs.end(), "echo one line") == 1);
+
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("mlenv-run-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "script.sh") << script;
+  auto output_of = [&](const std::string& command) {
+    std::system((command + " > " + (dir / "out").string() + " 2>&1").c_str());
+    std::ifstream in(dir / "out");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  const std::string expected = output_of("HOME=/h /bin/sh -e " + (dir / "script.sh").string());
+  CHECK(expected.find("heredoc 3 line") != std::string::npos);
+  bool found = false;
+  for (const std::string& run : runs) {
+    if (run.find("printf") == std::string::npos) continue;
+    found = true;
+    std::ofstream(dir / "run.sh") << run << "\n";
+    CHECK(output_of("HOME=/h /bin/sh " + (dir / "run.sh").string()) == expected);
+  }
+  CHECK(found);
   fs::remove_all(dir);
 }
