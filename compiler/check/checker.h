@@ -38,6 +38,8 @@ struct Module {
   /// By name; a name may be declared once per kind (`image x` and `env x` coexist).
   std::map<std::string, std::vector<DeclState*>> decls;
   std::map<std::string, Module*> imports;
+  /// Qualifiers of imports that failed (reported once, E0201): their uses stay silent.
+  std::set<std::string> failed_imports;
   enum class Phase { Loading, Loaded } phase = Phase::Loading;
 
   SourceRange at(const ast::Located& node) const { return {file, node.begin, node.end}; }

@@ -12,6 +12,13 @@
 namespace mlenv::check {
 namespace {
 
+// "a cluster", "an image", "an env": the kinds in running text.
+std::string article(const std::string& noun) {
+  bool vowel =
+      !noun.empty() && std::string_view("aeiou").find(noun.front()) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + noun;
+}
+
 const char* kind_word(Value::Kind kind) {
   switch (kind) {
     case Value::Kind::String: return "string";
@@ -143,10 +150,10 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
         diagnostics_.report(Code::E0207, module.at(*decl.extends),
                             "`extends` names a declaration, not a field");
       } else if (parent->schema != state.schema) {
-        Diagnostic& d = diagnostics_.report(
-            Code::E0207, module.at(*decl.extends),
-            "a " + decl.kind.name + " cannot extend the " + parent->decl->kind.name + " `" +
-                parent->decl->name.name + "`");
+        Diagnostic& d =
+            diagnostics_.report(Code::E0207, module.at(*decl.extends),
+                                article(decl.kind.name) + " cannot extend the " +
+                                    parent->decl->kind.name + " `" + parent->decl->name.name + "`");
         d.notes.push_back({"declared here", parent->module->at(parent->decl->name)});
       } else if (ValuePtr base = eval_decl(*parent, true, module.at(*decl.extends))) {
         value = copy_value(*base, module.at(*decl.extends));
@@ -157,6 +164,12 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
     value = std::make_shared<Value>();
     value->kind = Value::Kind::Block;
     value->schema = state.schema;
+    if (decl.extends && module.failed_imports.count(decl.extends->path.front())) {
+      // The parent is in a file that could not be read (E0201 says so): any field may have
+      // come from it, so none is reported missing, and the rules of envs using it stay silent.
+      value->failed_fields = state.schema->field_names();
+      value->had_errors = true;
+    }
   }
   value->decl = decl.name.name;
   value->decl_range = module.at(decl.name);
@@ -375,8 +388,8 @@ bool Checker::check_scalar(Value& v, const Type& type, SourceRange range) {
     return false;
   }
   if (type.pattern && !type.pattern->search(v.text)) {
-    diagnostics_.report(Code::E0305, range,
-                        "`" + v.text + "` does not match /" + type.pattern_text + "/");
+    diagnostics_.report(Code::E0305, range, "`" + v.text + "` does not have the required form",
+                        "expected " + type.pattern_words);
     return false;
   }
   if (v.kind == Value::Kind::Int && ((type.low && v.number < *type.low) ||
@@ -502,6 +515,7 @@ DeclState* Checker::resolve_decl(Module& module, const ast::Ref& ref, std::size_
                         hint.empty() ? "" : "did you mean `" + head + "." + hint + "`?");
     return nullptr;
   }
+  if (module.failed_imports.count(head)) return nullptr;  // the import's E0201 says why
   std::vector<std::string> names;
   std::string hint;
   // Hints only for diagnostics that will be shown: gathering every name is linear in the
@@ -586,10 +600,10 @@ ValuePtr Checker::eval_ref(const ast::Ref& ref, const Type& type, Module& module
     if (!state) return nullptr;
     if (consumed == ref.path.size()) {
       if (state->schema != type.schema) {
-        Diagnostic& d = diagnostics_.report(
-            Code::E0207, range,
-            "expected a " + type.schema->name + ", found the " + state->decl->kind.name + " `" +
-                state->decl->name.name + "`");
+        Diagnostic& d =
+            diagnostics_.report(Code::E0207, range,
+                                "expected " + article(type.schema->name) + ", found the " +
+                                    state->decl->kind.name + " `" + state->decl->name.name + "`");
         d.notes.push_back({"declared here", state->module->at(state->decl->name)});
         return nullptr;
       }

@@ -29,6 +29,7 @@ struct Type {
   std::optional<std::int64_t> low, high;   ///< int refinement
   std::shared_ptr<const Pattern> pattern;  ///< string refinement, linear-time
   std::string pattern_text;
+  std::string pattern_words;            ///< the refinement in words, for diagnostics
   std::shared_ptr<const Type> element;  ///< list/map
   const EnumDef* enumeration = nullptr;
   const SchemaDef* schema = nullptr;
