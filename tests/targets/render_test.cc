@@ -347,12 +347,14 @@ void check_keys(const YAML::Node& metadata, const char* field) {
 
 TEST_CASE("every label and annotation key is a valid qualified name", "[render]") {
   std::vector<std::pair<std::string, ir::Program>> programs = all_fixtures();
-  // The longest env name E0411 allows, exposing every tool through the cluster's account.
+  // The longest env name E0411 and E0424 allow, exposing every tool through the cluster's
+  // account: the Route host label `<env>-tensorboard-h-kim` fits 63 characters.
   ir::Env longest = hkim_env();
-  longest.name = std::string(52, 'n');
+  const std::size_t longest_name = 63 - std::string("-tensorboard-").size() - 5;
+  longest.name = std::string(longest_name, 'n');
   longest.services = {ir::Service::vscode, ir::Service::jupyter, ir::Service::tensorboard};
   ir::Env other = longest;
-  other.name = std::string(51, 'n') + "x";
+  other.name = std::string(longest_name - 1, 'n') + "x";
   programs.emplace_back("longest", program_of({longest, other}));
   for (auto& [name, program] : programs) {
     INFO(name);
@@ -371,6 +373,20 @@ TEST_CASE("every label and annotation key is a valid qualified name", "[render]"
     }
     if (name == "longest") CHECK(redirects.size() == 6);  // cut, and still one per Route
   }
+}
+
+TEST_CASE("a Route host label over 63 characters is refused, one under is not", "[render]") {
+  ir::Env env = hkim_env();
+  env.services = {ir::Service::tensorboard};
+  env.name = std::string(63 - std::string("-tensorboard-h-kim").size(), 'n');
+  Diagnostics fits;
+  render(program_of({env}), fits);
+  CHECK(fits.all().empty());
+  env.name += "n";
+  Diagnostics over;
+  render(program_of({env}), over);
+  REQUIRE(over.all().size() == 1);
+  CHECK(over.all()[0].code == Code::E0424);
 }
 
 TEST_CASE("the build stage installs its compiler with the base image's package manager",
