@@ -95,6 +95,9 @@ class Checker {
   std::set<std::pair<std::uint32_t, std::string>> reported_missing_;
   /// Bytes of values built so far (strings, and the lists and blocks copied on write), held
   /// to limits::kMaxValueBytes so that memory is bounded by the input.
+  /// Failures reported elsewhere (a use of a failed import, whose E0201 explains it): they
+  /// count as errors of the declaration being evaluated without a diagnostic of their own.
+  std::size_t silent_failures_ = 0;
   std::size_t built_bytes_ = 0;
   bool budget_reported_ = false;
   Module schema_module_;  ///< context for evaluating schema defaults (no declarations)

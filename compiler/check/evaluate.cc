@@ -140,7 +140,7 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
   }
   state.phase = DeclState::Phase::InProgress;
   eval_stack_.push_back(&state);
-  std::size_t errors = diagnostics_.error_count();
+  std::size_t errors = diagnostics_.error_count() + silent_failures_;
 
   ValuePtr value;
   if (decl.extends) {
@@ -177,7 +177,7 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
   apply_block(*value, decl.body, state.schema, nullptr, module, 0);
 
   eval_stack_.pop_back();
-  state.had_errors = diagnostics_.error_count() != errors;
+  state.had_errors = diagnostics_.error_count() + silent_failures_ != errors;
   value->had_errors = value->had_errors || state.had_errors;  // a clone keeps its parent's
   state.phase = DeclState::Phase::Done;
   state.value = value;
@@ -515,7 +515,10 @@ DeclState* Checker::resolve_decl(Module& module, const ast::Ref& ref, std::size_
                         hint.empty() ? "" : "did you mean `" + head + "." + hint + "`?");
     return nullptr;
   }
-  if (module.failed_imports.count(head)) return nullptr;  // the import's E0201 says why
+  if (module.failed_imports.count(head)) {  // the import's E0201 says why
+    ++silent_failures_;
+    return nullptr;
+  }
   std::vector<std::string> names;
   std::string hint;
   // Hints only for diagnostics that will be shown: gathering every name is linear in the
