@@ -1,37 +1,67 @@
 #include "compiler/base/file_system.h"
 
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include "compiler/base/limits.h"
 
 namespace mlenv {
 
-std::optional<std::string> DiskFileSystem::read(const std::string& path,
-                                                std::string& error) const {
+// Reads through one descriptor, so the checks and the bytes are about the same file even if
+// the path is swapped meanwhile. Only a regular file (after following links) whose size stays
+// what fstat reported is read: files in /proc report size 0 yet yield content (a symlink to
+// /proc/self/environ once passed, and an error excerpt printed the whole environment), and a
+// file that grows or shrinks while read is not one program text.
+std::optional<std::string> DiskFileSystem::read(const std::string& path, std::string& error) const {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) {
+    error =
+        errno == ENOENT ? "no such file" : "cannot open file: " + std::string(std::strerror(errno));
+    return std::nullopt;
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    error = "no such file";
+  if (::fstat(fd, &st) != 0) {
+    error = "cannot read file: " + std::string(std::strerror(errno));
     return std::nullopt;
   }
   if (!S_ISREG(st.st_mode)) {
     error = "not a regular file";
     return std::nullopt;
   }
-  if (static_cast<std::size_t>(st.st_size) > limits::kMaxFileBytes) {
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size > limits::kMaxFileBytes) {
     error = "file is larger than the limit of " + std::to_string(limits::kMaxFileBytes) + " bytes";
     return std::nullopt;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open file";
+  // One byte more than the reported size tells a file that grew from one that did not.
+  std::string text(size + 1, '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = "cannot read file: " + std::string(std::strerror(errno));
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  if (got != size) {
+    error = "the file's size changed while it was read (" + std::to_string(size) +
+            " bytes reported): not an ordinary file";
     return std::nullopt;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  text.resize(size);
+  return text;
 }
 
 std::optional<std::string> MemoryFileSystem::read(const std::string& path,

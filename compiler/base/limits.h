@@ -7,10 +7,12 @@
 namespace mlenv::limits {
 
 inline constexpr std::size_t kMaxFileBytes = 4 * 1024 * 1024;  ///< one source file
-inline constexpr std::size_t kMaxNestingDepth = 64;            ///< blocks and lists inside each other
-inline constexpr std::size_t kMaxListLength = 10000;           ///< elements of one list literal
-inline constexpr std::size_t kMaxExtendsChain = 64;            ///< `extends` links from one declaration
-inline constexpr std::size_t kMaxFiles = 1024;                 ///< files loaded by one compilation
-inline constexpr std::size_t kMaxStringBytes = 1024 * 1024;    ///< one string after interpolation
+inline constexpr std::size_t kMaxNestingDepth = 64;   ///< blocks and lists inside each other
+inline constexpr std::size_t kMaxListLength = 10000;  ///< elements of one list literal
+inline constexpr std::size_t kMaxExtendsChain = 64;   ///< `extends` links from one declaration
+inline constexpr std::size_t kMaxFiles = 1024;        ///< files loaded by one compilation
+inline constexpr std::size_t kMaxStringBytes = 1024 * 1024;  ///< one string after interpolation
+/// All values one compilation builds: strings, and list and block copies (copy on write).
+inline constexpr std::size_t kMaxValueBytes = 128 * 1024 * 1024;
 
 }  // namespace mlenv::limits

@@ -39,6 +39,8 @@ struct Module {
   /// By name; a name may be declared once per kind (`image x` and `env x` coexist).
   std::map<std::string, std::vector<DeclState*>> decls;
   std::map<std::string, Module*> imports;
+  /// Qualifiers of imports that failed (reported once, E0201): their uses stay silent.
+  std::set<std::string> failed_imports;
   enum class Phase { Loading, Loaded } phase = Phase::Loading;
 
   SourceRange at(const ast::Located& node) const { return {file, node.begin, node.end}; }
@@ -72,6 +74,10 @@ class Checker {
   const Value* read_value(Module& module, const ast::Ref& ref);
   ValuePtr field_default(const FieldDef& field);
   bool check_scalar(Value& value, const Type& type, SourceRange range);
+  /// Counts `bytes` against the budget of built values; false (E0104, once, at `at`) past it.
+  bool spend(std::size_t bytes, SourceRange at);
+  /// clone(), counted against the budget; nullptr past it.
+  ValuePtr copy_value(const Value& value, SourceRange at);
 
   // env.cc
   void complete(Value& value, const SchemaDef& schema, const DeclState& env,
@@ -91,6 +97,13 @@ class Checker {
   std::vector<DeclState*> eval_stack_;
   std::set<std::pair<std::uint32_t, std::string>> reported_missing_;
   std::set<std::uint64_t> reported_rails_;  ///< rails already reported, by source place
+  /// Bytes of values built so far (strings, and the lists and blocks copied on write), held
+  /// to limits::kMaxValueBytes so that memory is bounded by the input.
+  /// Failures reported elsewhere (a use of a failed import, whose E0201 explains it): they
+  /// count as errors of the declaration being evaluated without a diagnostic of their own.
+  std::size_t silent_failures_ = 0;
+  std::size_t built_bytes_ = 0;
+  bool budget_reported_ = false;
   Module schema_module_;  ///< context for evaluating schema defaults (no declarations)
 };
 

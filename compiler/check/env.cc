@@ -4,6 +4,7 @@
 #include <set>
 
 #include "compiler/check/checker.h"
+#include "compiler/check/rules_hygiene.h"
 
 namespace mlenv::check {
 

@@ -3,13 +3,21 @@
 
 #include <algorithm>
 #include <charconv>
-#include <regex>
+#include <limits>
 
 #include "compiler/base/limits.h"
+#include "compiler/base/pattern.h"
 #include "compiler/check/checker.h"
 
 namespace mlenv::check {
 namespace {
+
+// "a cluster", "an image", "an env": the kinds in running text.
+std::string article(const std::string& noun) {
+  bool vowel =
+      !noun.empty() && std::string_view("aeiou").find(noun.front()) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + noun;
+}
 
 const char* kind_word(Value::Kind kind) {
   switch (kind) {
@@ -55,9 +63,9 @@ bool is_dns_label(const std::string& s) {
 }
 
 bool is_quantity(const std::string& s) {
-  static const std::regex kQuantity(
-      R"(^[+-]?(\d+(\.\d*)?|\.\d+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?\d+)?$)");
-  return std::regex_match(s, kQuantity);
+  static const Pattern kQuantity =
+      Pattern::literal(R"([+-]?(\d+(\.\d*)?|\.\d+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?\d+)?)");
+  return kQuantity.matches(s);
 }
 
 // `1h30m`, `30s`, `250ms` → milliseconds; nullopt if malformed.
@@ -82,6 +90,8 @@ std::optional<std::int64_t> parse_duration(const std::string& s) {
     } else {
       return std::nullopt;
     }
+    // Twelve digits times an hour fits; the sum of many such parts must not overflow.
+    if (n * unit > std::numeric_limits<std::int64_t>::max() - total) return std::nullopt;
     total += n * unit;
   }
   return total;
@@ -130,7 +140,7 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
   }
   state.phase = DeclState::Phase::InProgress;
   eval_stack_.push_back(&state);
-  std::size_t errors = diagnostics_.error_count();
+  std::size_t errors = diagnostics_.error_count() + silent_failures_;
 
   ValuePtr value;
   if (decl.extends) {
@@ -140,13 +150,13 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
         diagnostics_.report(Code::E0207, module.at(*decl.extends),
                             "`extends` names a declaration, not a field");
       } else if (parent->schema != state.schema) {
-        Diagnostic& d = diagnostics_.report(
-            Code::E0207, module.at(*decl.extends),
-            "a " + decl.kind.name + " cannot extend the " + parent->decl->kind.name + " `" +
-                parent->decl->name.name + "`");
+        Diagnostic& d =
+            diagnostics_.report(Code::E0207, module.at(*decl.extends),
+                                article(decl.kind.name) + " cannot extend the " +
+                                    parent->decl->kind.name + " `" + parent->decl->name.name + "`");
         d.notes.push_back({"declared here", parent->module->at(parent->decl->name)});
       } else if (ValuePtr base = eval_decl(*parent, true, module.at(*decl.extends))) {
-        value = clone(*base);
+        value = copy_value(*base, module.at(*decl.extends));
       }
     }
   }
@@ -154,6 +164,12 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
     value = std::make_shared<Value>();
     value->kind = Value::Kind::Block;
     value->schema = state.schema;
+    if (decl.extends && module.failed_imports.count(decl.extends->path.front())) {
+      // The parent is in a file that could not be read (E0201 says so): any field may have
+      // come from it, so none is reported missing, and the rules of envs using it stay silent.
+      value->failed_fields = state.schema->field_names();
+      value->had_errors = true;
+    }
   }
   value->decl = decl.name.name;
   value->decl_range = module.at(decl.name);
@@ -161,7 +177,7 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
   apply_block(*value, decl.body, state.schema, nullptr, module, 0);
 
   eval_stack_.pop_back();
-  state.had_errors = diagnostics_.error_count() != errors;
+  state.had_errors = diagnostics_.error_count() + silent_failures_ != errors;
   value->had_errors = value->had_errors || state.had_errors;  // a clone keeps its parent's
   state.phase = DeclState::Phase::Done;
   state.value = value;
@@ -224,10 +240,17 @@ void Checker::apply_block(Value& target, const ast::Block& block, const SchemaDe
                             "list longer than " + std::to_string(limits::kMaxListLength));
         continue;
       }
+      // Each child holds its own copy of the list (copy on write): an `extends` chain of n
+      // links that each append copies O(n^2) items in all, which the budget bounds.
+      if (!spend((existing->value->items.size() + more->items.size()) * sizeof(ValuePtr),
+                 module.at(ast::located(entry.value)))) {
+        continue;
+      }
       Value& list = unshare(existing->value);
       for (auto& item : more->items) list.items.push_back(item);
       existing->assigned = key_range;
     } else if (mergeable) {
+      if (!spend(existing->value->slots.size() * sizeof(Slot), key_range)) continue;
       apply_block(unshare(existing->value), *literal_block,
                   type->kind == Type::Kind::Schema ? type->schema : nullptr,
                   type->kind == Type::Kind::Map ? type->element.get() : nullptr, module,
@@ -348,11 +371,13 @@ ValuePtr Checker::eval_string(const ast::StringLit& literal, const Type& type, M
     v->text += read->kind == Value::Kind::Int    ? std::to_string(read->number)
                : read->kind == Value::Kind::Bool ? (read->number ? "true" : "false")
                                                  : read->text;
+    if (v->text.size() > limits::kMaxStringBytes) break;  // reported below, before it grows
   }
   if (v->text.size() > limits::kMaxStringBytes) {
     diagnostics_.report(Code::E0104, range, "string longer than the limit");
     return nullptr;
   }
+  if (!spend(v->text.size(), range)) return nullptr;
   return check_scalar(*v, type, range) ? v : nullptr;
 }
 
@@ -362,9 +387,9 @@ bool Checker::check_scalar(Value& v, const Type& type, SourceRange range) {
                         "lower-case letters, digits and `-`, at most 63, alphanumeric at both ends");
     return false;
   }
-  if (type.pattern && !std::regex_search(v.text, *type.pattern)) {
-    diagnostics_.report(Code::E0305, range,
-                        "`" + v.text + "` does not match /" + type.pattern_text + "/");
+  if (type.pattern && !type.pattern->search(v.text)) {
+    diagnostics_.report(Code::E0305, range, "`" + v.text + "` does not have the required form",
+                        "expected " + type.pattern_words);
     return false;
   }
   if (v.kind == Value::Kind::Int && ((type.low && v.number < *type.low) ||
@@ -481,21 +506,31 @@ DeclState* Checker::resolve_decl(Module& module, const ast::Ref& ref, std::size_
       return pick(decl->second, kind, ref.path[1], module.at(ref));
     }
     std::vector<std::string> names;
-    for (const auto& [name, states] : imported.decls) names.push_back(name);
+    if (diagnostics_.keeps_more()) {
+      for (const auto& [name, states] : imported.decls) names.push_back(name);
+    }
     std::string hint = closest_name(ref.path[1], names);
     diagnostics_.report(Code::E0205, module.at(ref),
                         "`" + imported.path + "` declares no `" + ref.path[1] + "`",
                         hint.empty() ? "" : "did you mean `" + head + "." + hint + "`?");
     return nullptr;
   }
+  if (module.failed_imports.count(head)) {  // the import's E0201 says why
+    ++silent_failures_;
+    return nullptr;
+  }
   std::vector<std::string> names;
   std::string hint;
-  for (const auto& [name, states] : module.decls) names.push_back(name);
-  for (const auto& [qualifier, imported] : module.imports) {
-    for (const auto& [name, states] : imported->decls) names.push_back(qualifier + "." + name);
-    if (imported->decls.count(head)) hint = qualifier + "." + head;
+  // Hints only for diagnostics that will be shown: gathering every name is linear in the
+  // declarations, and a file of unknown names must stay linear too.
+  if (diagnostics_.keeps_more()) {
+    for (const auto& [name, states] : module.decls) names.push_back(name);
+    for (const auto& [qualifier, imported] : module.imports) {
+      for (const auto& [name, states] : imported->decls) names.push_back(qualifier + "." + name);
+      if (imported->decls.count(head)) hint = qualifier + "." + head;
+    }
+    if (hint.empty()) hint = closest_name(head, names);
   }
-  if (hint.empty()) hint = closest_name(head, names);
   diagnostics_.report(Code::E0205, module.at(ref), "unknown name `" + head + "`",
                       hint.empty() ? "" : "did you mean `" + hint + "`?");
   return nullptr;
@@ -568,15 +603,15 @@ ValuePtr Checker::eval_ref(const ast::Ref& ref, const Type& type, Module& module
     if (!state) return nullptr;
     if (consumed == ref.path.size()) {
       if (state->schema != type.schema) {
-        Diagnostic& d = diagnostics_.report(
-            Code::E0207, range,
-            "expected a " + type.schema->name + ", found the " + state->decl->kind.name + " `" +
-                state->decl->name.name + "`");
+        Diagnostic& d =
+            diagnostics_.report(Code::E0207, range,
+                                "expected " + article(type.schema->name) + ", found the " +
+                                    state->decl->kind.name + " `" + state->decl->name.name + "`");
         d.notes.push_back({"declared here", state->module->at(state->decl->name)});
         return nullptr;
       }
       ValuePtr value = eval_decl(*state, false, range);
-      return value ? clone(*value) : nullptr;
+      return value ? copy_value(*value, range) : nullptr;
     }
   }
   const Value* read = read_value(module, ref);
@@ -589,10 +624,32 @@ ValuePtr Checker::eval_ref(const ast::Ref& ref, const Type& type, Module& module
                         "this reads a " + std::string(kind_word(read->kind)));
     return nullptr;
   }
-  ValuePtr copy = clone(*read);
+  ValuePtr copy = copy_value(*read, range);
+  if (!copy) return nullptr;
   copy->range = range;
   if (is_scalar(copy->kind) && !check_scalar(*copy, type, range)) return nullptr;
   return copy;
+}
+
+bool Checker::spend(std::size_t bytes, SourceRange at) {
+  if (built_bytes_ + bytes <= limits::kMaxValueBytes) {
+    built_bytes_ += bytes;
+    return true;
+  }
+  if (!budget_reported_) {
+    budget_reported_ = true;
+    diagnostics_.report(Code::E0104, at,
+                        "the values this program builds exceed " +
+                            std::to_string(limits::kMaxValueBytes >> 20) + " MiB",
+                        "the limit was crossed here");
+  }
+  return false;
+}
+
+ValuePtr Checker::copy_value(const Value& value, SourceRange at) {
+  std::size_t bytes =
+      value.text.size() + value.items.size() * sizeof(ValuePtr) + value.slots.size() * sizeof(Slot);
+  return spend(bytes, at) ? clone(value) : nullptr;
 }
 
 }  // namespace mlenv::check

@@ -119,7 +119,11 @@ Module* Checker::load(const std::string& path, SourceRange from, std::vector<Mod
       continue;
     }
     qualifiers[qualifier] = range;
-    if (Module* imported = load(resolved, range, stack)) module.imports[qualifier] = imported;
+    if (Module* imported = load(resolved, range, stack)) {
+      module.imports[qualifier] = imported;
+    } else {
+      module.failed_imports.insert(qualifier);
+    }
   }
   stack.pop_back();
   module.phase = Module::Phase::Loaded;

@@ -6,6 +6,7 @@
 
 #include "compiler/check/checker.h"
 #include "compiler/check/launcher.h"
+#include "compiler/check/rules_hygiene.h"
 #include "compiler/check/value_paths.h"
 
 namespace mlenv::check {
@@ -243,6 +244,7 @@ void check_command(const EnvView& v, Diagnostics& diagnostics) {
 }  // namespace
 
 void Checker::check_rules(const Value& env, const DeclState& state) {
+  check_hygiene(env, diagnostics_);
   const Value* cluster = env.get("cluster");
   const Value* rdma = get_path(cluster, {"network", "rdma"});
   const std::string& name = state.decl->name.name;

@@ -6,6 +6,24 @@
 namespace mlenv::check {
 namespace {
 
+// The refinements of schema/*.mlenv in words, for E0305: users read the form they must write,
+// not a regular expression. A pattern missing here is shown as itself.
+std::string pattern_in_words(const std::string& pattern) {
+  static const std::map<std::string, std::string> kWords = {
+      {R"(^[A-Za-z0-9_]+$)", "letters, digits and `_` (`mlx5_2`)"},
+      {R"(^[A-Za-z0-9.-]+\/[A-Za-z0-9_.-]+$)",
+       "a resource name `DOMAIN/NAME` (`openshift.io/eno5np0rdma`)"},
+      {R"(^[0-9A-Fa-f:.]+\/[0-9]{1,3}$)", "an address range in CIDR notation (`192.168.5.0/24`)"},
+      {R"(^[0-9A-Fa-f:.]+(\/[0-9]{1,3})?$)",
+       "an address or a CIDR range (`192.168.5.1`, `192.168.5.0/30`)"},
+      {R"(^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$)",
+       "an image tag: letters, digits and `_.-`, not starting with `.` or `-`, at most 128 "
+       "characters (`pytorch-2.9-numpy2`)"},
+  };
+  auto it = kWords.find(pattern);
+  return it != kWords.end() ? it->second : "the form /" + pattern + "/";
+}
+
 struct TypeBuilder {
   TypeRegistry& registry;
   Diagnostics& diagnostics;
@@ -45,7 +63,13 @@ struct TypeBuilder {
       } else if (const auto* pattern = boost::get<ast::Pattern>(&arg);
                  pattern && type.kind == Type::Kind::String) {
         type.pattern_text = pattern->text;
-        type.pattern = std::make_shared<std::regex>(pattern->text, std::regex::ECMAScript);
+        type.pattern_words = pattern_in_words(pattern->text);
+        std::string error;
+        if (std::optional<Pattern> compiled = Pattern::compile(pattern->text, &error)) {
+          type.pattern = std::make_shared<const Pattern>(std::move(*compiled));
+        } else {
+          diagnostics.report(Code::E0301, at(expr), "invalid pattern: " + error);
+        }
       } else if (const auto* element = boost::get<ast::TypeExpr>(&arg);
                  element && (type.kind == Type::Kind::List || type.kind == Type::Kind::Map)) {
         type.element = std::make_shared<Type>(build(*element));

@@ -5,10 +5,10 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include "compiler/base/pattern.h"
 #include "compiler/base/source.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/syntax/ast.h"
@@ -26,9 +26,10 @@ inline constexpr const char* kDeclarationKinds[] = {"cluster", "image", "env", "
 struct Type {
   enum class Kind { String, Name, Int, Port, Bool, Quantity, Duration, List, Map, Enum, Schema };
   Kind kind = Kind::String;
-  std::optional<std::int64_t> low, high;  ///< int refinement
-  std::shared_ptr<const std::regex> pattern;
+  std::optional<std::int64_t> low, high;   ///< int refinement
+  std::shared_ptr<const Pattern> pattern;  ///< string refinement, linear-time
   std::string pattern_text;
+  std::string pattern_words;            ///< the refinement in words, for diagnostics
   std::shared_ptr<const Type> element;  ///< list/map
   const EnumDef* enumeration = nullptr;
   const SchemaDef* schema = nullptr;

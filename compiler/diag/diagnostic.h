@@ -52,9 +52,12 @@ const CodeInfo& code_info(Code code);
 /// Looks a code up by its id ("E0302", case-insensitive); nullptr if unknown.
 const CodeInfo* find_code(std::string_view id);
 
-/// Collects diagnostics in the order phases report them.
+/// Collects diagnostics in the order phases report them. Only the first kMaxKept are kept
+/// (a hostile 69 KB file once printed 1 GB of diagnostics); the rest are counted.
 class Diagnostics {
  public:
+  static constexpr std::size_t kMaxKept = 100;
+
   /// Adds a diagnostic with the registry's default severity for `code`.
   Diagnostic& report(Code code, SourceRange range, std::string message, std::string label = {});
   void add(Diagnostic diagnostic);
@@ -63,10 +66,19 @@ class Diagnostics {
   const std::vector<Diagnostic>& all() const { return all_; }
   std::size_t error_count() const { return errors_; }
   bool has_errors() const { return errors_ != 0; }
+  /// Diagnostics reported past kMaxKept, counted but not kept.
+  std::size_t dropped() const { return dropped_; }
+  /// False once no further diagnostic would be kept: callers skip costly hints then.
+  bool keeps_more() const { return all_.size() < kMaxKept; }
 
  private:
+  Diagnostic& keep(Diagnostic diagnostic);
+  std::size_t kept_errors() const;
+
   std::vector<Diagnostic> all_;
   std::size_t errors_ = 0;
+  std::size_t dropped_ = 0;
+  Diagnostic overflow_;
 };
 
 /// The closest candidate within a small edit distance, for "did you mean" hints; "" if none.

@@ -9,14 +9,29 @@ namespace {
 
 std::string_view severity_word(Severity severity) {
   switch (severity) {
-    case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
-    case Severity::Note: return "note";
+    case Severity::Error:
+      return "error";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Note:
+      return "note";
   }
   return "error";
 }
 
+// At most this many bytes of a source line are shown: a 69 KB line repeated by each of its
+// diagnostics once made 1 GB of output. Longer lines show a window around the caret.
+constexpr std::size_t kMaxExcerpt = 120;
+constexpr std::size_t kContextBefore = 40;
+
+// Moves a byte offset back to the start of a UTF-8 character.
+std::size_t char_start(std::string_view text, std::size_t at) {
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  return at;
+}
+
 // Prints the source line of `range` with a caret run under it, and `label` after the carets.
+// Control characters other than tab print as `?`: a program's text must not drive the terminal.
 void render_snippet(std::ostream& out, const SourceFile& file, SourceRange range,
                     const std::string& label) {
   LineColumn start = file.position(range.begin);
@@ -24,16 +39,29 @@ void render_snippet(std::ostream& out, const SourceFile& file, SourceRange range
   std::string_view line = file.line(start.line);
   std::string number = std::to_string(start.line);
   std::string gutter(number.size(), ' ');
-  std::size_t width = stop.line == start.line ? stop.column - start.column + 1
-                                              : line.size() + 1 - std::min<std::size_t>(
-                                                                      line.size(), start.column - 1);
+  std::size_t width = stop.line == start.line
+                          ? stop.column - start.column + 1
+                          : line.size() + 1 - std::min<std::size_t>(line.size(), start.column - 1);
   width = std::max<std::size_t>(width, 1);
-  std::string pad;
-  for (std::size_t i = 0; i + 1 < start.column && i < line.size(); ++i) {
-    pad += line[i] == '\t' ? '\t' : ' ';
+  std::size_t caret = start.column - 1;  // byte offset of the caret in the line
+  std::size_t from = 0, to = line.size();
+  if (line.size() > kMaxExcerpt) {
+    from = caret > kContextBefore ? caret - kContextBefore : 0;
+    from = char_start(line, std::min(from, line.size() - kMaxExcerpt));
+    to = char_start(line, std::min(line.size(), from + kMaxExcerpt));
   }
-  out << gutter << " |\n" << number << " | " << line << "\n" << gutter << " | " << pad
-      << std::string(width, '^');
+  std::string shown = from > 0 ? "\u2026" : "";
+  for (std::size_t i = from; i < to; ++i) {
+    auto u = static_cast<unsigned char>(line[i]);
+    shown += (u < 0x20 && line[i] != '\t') || u == 0x7f ? '?' : line[i];
+  }
+  if (to < line.size()) shown += "\u2026";
+  std::string pad = from > 0 ? " " : "";
+  for (std::size_t i = from; i < caret && i < to; ++i) pad += line[i] == '\t' ? '\t' : ' ';
+  width = std::min(width, to > caret ? to - caret + (to < line.size()) : 1);
+  out << gutter << " |\n"
+      << number << " | " << shown << "\n"
+      << gutter << " | " << pad << std::string(width, '^');
   if (!label.empty()) out << ' ' << label;
   out << '\n';
 }
@@ -47,8 +75,7 @@ std::string location(const SourceManager& sources, SourceRange range) {
 
 }  // namespace
 
-void render_text(std::ostream& out, const SourceManager& sources, const Diagnostic& d,
-                 bool color) {
+void render_text(std::ostream& out, const SourceManager& sources, const Diagnostic& d, bool color) {
   const char* bold = color ? "\033[1m" : "";
   const char* reset = color ? "\033[0m" : "";
   const char* tint = !color ? "" : d.severity == Severity::Error ? "\033[1;31m" : "\033[1;33m";
@@ -73,11 +100,21 @@ std::string json_escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
           char buffer[8];
@@ -110,9 +147,9 @@ void json_range(std::ostream& out, const SourceManager& sources, SourceRange ran
 }  // namespace
 
 void render_json(std::ostream& out, const SourceManager& sources, const Diagnostic& d) {
-  out << "{\"code\":\"" << code_info(d.code).id << "\",\"severity\":\""
-      << severity_word(d.severity) << "\",\"message\":\"" << json_escape(d.message)
-      << "\",\"label\":\"" << json_escape(d.label) << "\",\"range\":";
+  out << "{\"code\":\"" << code_info(d.code).id << "\",\"severity\":\"" << severity_word(d.severity)
+      << "\",\"message\":\"" << json_escape(d.message) << "\",\"label\":\"" << json_escape(d.label)
+      << "\",\"range\":";
   json_range(out, sources, d.range);
   out << ",\"notes\":[";
   for (std::size_t i = 0; i < d.notes.size(); ++i) {

@@ -40,6 +40,10 @@ void print_diagnostics(const Compilation& compilation, bool json) {
     warnings += d.severity == Severity::Warning;
   }
   std::size_t errors = compilation.diagnostics.error_count();
+  if (!json && compilation.diagnostics.dropped() != 0) {
+    std::cerr << "mlenvc: " << compilation.diagnostics.dropped()
+              << " more diagnostics not shown (the first " << Diagnostics::kMaxKept << " are)\n";
+  }
   if (!json && errors != 0) {
     std::cerr << "mlenvc: " << errors << (errors == 1 ? " error" : " errors");
     if (warnings) std::cerr << ", " << warnings << (warnings == 1 ? " warning" : " warnings");

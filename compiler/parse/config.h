@@ -13,11 +13,19 @@ namespace mlenv::parse {
 
 namespace x3 = boost::spirit::x3;
 
+/// No byte offset: no source file reaches 4 GiB (limits.h).
+inline constexpr std::uint32_t kNoPosition = 0xFFFFFFFF;
+
 /// Per-parse state reachable from every rule: the start of the text, for byte offsets, and
 /// the file's comments (sorted), so node ranges can be trimmed of trailing trivia.
 struct ParseState {
   const char* base = nullptr;
   const std::vector<ast::Located>* comments = nullptr;
+  /// Blocks, lists and type arguments open around the parser's position: the grammar itself
+  /// enforces the nesting limit, so no separate scan can read the text differently.
+  std::size_t depth = 0;
+  /// Where the innermost block or list whose closing bracket was expected and missing opened.
+  std::uint32_t unclosed = kNoPosition;
 
   /// `end` moved back over whitespace and comments: a failed optional element pre-skips
   /// before it fails, and X3 does not give that trivia back.

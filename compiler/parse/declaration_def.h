@@ -33,18 +33,18 @@ const auto body = block();
 const auto item_separator = x3::lit(',') | x3::lit(';');
 
 const auto item_rule_def = import_decl | schema_decl | enum_decl | decl;
-const auto import_decl_def =
-    keyword("import") >> x3::expect[string_lit] >> -(keyword("as") >> x3::expect[identifier]);
+const auto import_decl_def = keyword("import") >> x3::expect[string_lit] >>
+                             -(keyword("as") >> x3::expect[identifier]);
 const auto schema_decl_def = keyword("schema") >> x3::expect[identifier] >> x3::expect['{'] >>
                              *(field >> *item_separator) >> x3::expect['}'];
 const auto enum_decl_def = keyword("enum") >> x3::expect[identifier] >> x3::expect['{'] >>
                            *(identifier >> *item_separator) >> x3::expect['}'];
 const auto decl_def = identifier >> x3::expect[identifier] >>
                       -(keyword("extends") >> x3::expect[ref]) >> x3::expect[body];
-const auto field_def = identifier >> x3::matches['?'] >> x3::expect[':'] >>
-                       x3::expect[type_expr] >> -('=' >> x3::expect[value]);
+const auto field_def = identifier >> x3::matches['?'] >> x3::expect[':'] >> x3::expect[type_expr] >>
+                       -('=' >> x3::expect[value]);
 const auto type_expr_def =
-    identifier >> -('(' >> x3::expect[type_arg % ','] >> x3::expect[')']);
+    identifier >> -nested{'('}['(' >> x3::expect[type_arg % ','] >> x3::expect[')']];
 const auto type_arg_def = range | pattern | type_expr;
 const auto range_def = -x3::long_long >> ".." >> -x3::long_long;
 const auto pattern_def =

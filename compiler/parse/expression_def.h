@@ -38,9 +38,10 @@ const auto separator = x3::lit(',') | x3::lit(';');
 const auto final_marker = x3::matches[keyword("final") >> &x3::char_("A-Za-z_\"")];
 
 const auto expression_rule_def = string_lit | number | list | block_rule | boolean | ref;
-const auto list_items_def = '[' >> *(expression_rule >> *x3::lit(',')) >> x3::expect[']'];
+const auto list_items_def =
+    nested{'['}['[' >> *(expression_rule >> *x3::lit(',')) >> x3::expect[']']];
 const auto list_def = list_items;
-const auto block_entries_def = '{' >> *(entry >> *separator) >> x3::expect['}'];
+const auto block_entries_def = nested{'{'}['{' >> *(entry >> *separator) >> x3::expect['}']];
 const auto block_rule_def = block_entries;
 const auto block_expression_def = block_rule;
 const auto entry_block_def =

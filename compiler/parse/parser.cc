@@ -12,10 +12,12 @@
 namespace mlenv::parse {
 namespace {
 
-// One linear pass over the text, outside strings and heredocs: records comments for the
-// formatter and rejects nesting deeper than the limit before the recursive grammar sees it.
+// One linear pass over the text that records comments for the formatter. Strings and
+// heredocs are skipped as the grammar reads them (a string ends at its line's end, whatever
+// precedes it; a heredoc only where its tag ends the line). Nesting is not counted here: the
+// grammar enforces that limit itself (token_def.h, `nested`), so a divergence between this
+// scan and the grammar can at worst misplace a comment, never let recursion run unbounded.
 bool scan(FileId file, std::string_view text, ast::File& out, Diagnostics& diagnostics) {
-  std::size_t depth = 0;
   std::size_t i = 0;
   const std::size_t n = text.size();
   while (i < n) {
@@ -37,7 +39,7 @@ bool scan(FileId file, std::string_view text, ast::File& out, Diagnostics& diagn
       i = end + 2;
     } else if (c == '"') {
       for (++i; i < n && text[i] != '"' && text[i] != '\n'; ++i) {
-        if (text[i] == '\\') ++i;
+        if (text[i] == '\\' && i + 1 < n && text[i + 1] != '\n') ++i;
       }
       ++i;
     } else if (c == '<' && i + 2 < n && text[i + 1] == '<' && is_ident_char(text[i + 2])) {
@@ -45,29 +47,19 @@ bool scan(FileId file, std::string_view text, ast::File& out, Diagnostics& diagn
       while (tag_end < n && is_ident_char(text[tag_end])) ++tag_end;
       std::string_view tag = text.substr(i + 2, tag_end - i - 2);
       i = tag_end;
+      std::size_t eol = text.find_first_not_of(" \t\r", i);
+      if (eol == std::string_view::npos || text[eol] != '\n') continue;  // not a heredoc
       // Skip to the terminator line; an unterminated heredoc is reported by the grammar.
-      for (std::size_t line = text.find('\n', i); line != std::string_view::npos;
+      i = n;
+      for (std::size_t line = eol; line != std::string_view::npos;
            line = text.find('\n', line + 1)) {
         std::size_t a = text.find_first_not_of(" \t", line + 1);
-        if (a != std::string_view::npos && text.substr(a, tag.size()) == tag) {
+        if (a != std::string_view::npos && text.substr(a, tag.size()) == tag &&
+            (a + tag.size() == n || !is_ident_char(text[a + tag.size()]))) {
           i = a + tag.size();
           break;
         }
-        i = n;
       }
-    } else if (c == '{' || c == '[' || c == '(') {
-      if (++depth > limits::kMaxNestingDepth) {
-        diagnostics.report(Code::E0104,
-                           {file, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1)},
-                           "nesting deeper than " + std::to_string(limits::kMaxNestingDepth) +
-                               " levels",
-                           "too deep");
-        return false;
-      }
-      ++i;
-    } else if (c == '}' || c == ']' || c == ')') {
-      if (depth) --depth;
-      ++i;
     } else {
       ++i;
     }
@@ -77,7 +69,7 @@ bool scan(FileId file, std::string_view text, ast::File& out, Diagnostics& diagn
 
 // True where a line starts a new top-level item: recovery resumes there.
 bool starts_item(std::string_view text, std::size_t pos) {
-  static constexpr std::string_view kWords[] = {"import", "cluster", "image", "env",
+  static constexpr std::string_view kWords[] = {"import",  "cluster", "image",  "env",
                                                 "storage", "network", "schema", "enum"};
   for (std::string_view word : kWords) {
     if (text.substr(pos, word.size()) == word && pos + word.size() < text.size() &&
@@ -183,6 +175,8 @@ ast::File parse_file(FileId file, std::string_view text, Diagnostics& diagnostic
     x3::skip_over(first, last, x3::make_context<x3::skipper_tag>(skipper));
     if (first == last) break;
     ast::Item parsed;
+    state.depth = 0;
+    state.unclosed = kNoPosition;
     std::size_t error_at = std::string_view::npos;
     try {
       if (x3::phrase_parse(first, last, parser, skipper, parsed)) {
@@ -202,19 +196,28 @@ ast::File parse_file(FileId file, std::string_view text, Diagnostics& diagnostic
       error_at = static_cast<std::size_t>(where - text.data());
       std::string which = failure.which();
       Code code = which == kExpectClosingQuote || which == kExpectHeredocEnd ? Code::E0102
-                  : which == kExpectEscape                                  ? Code::E0103
-                                                                            : Code::E0101;
+                  : which == kExpectEscape                                   ? Code::E0103
+                  : which == kNestingTooDeep                                 ? Code::E0104
+                                                                             : Code::E0101;
       std::string message =
-          code == Code::E0102   ? "unterminated " + std::string(which == kExpectHeredocEnd
-                                                                    ? "heredoc"
-                                                                    : "string")
+          code == Code::E0102
+              ? "unterminated " + std::string(which == kExpectHeredocEnd ? "heredoc" : "string")
           : code == Code::E0103 ? std::string("invalid escape sequence")
-                                : "expected " + describe_expected(which) + ", found " +
-                                      describe_found(text, error_at);
-      std::string label = code == Code::E0101 ? "expected " + describe_expected(which) : "";
-      diagnostics.report(code,
-                         {file, static_cast<std::uint32_t>(error_at), token_end(text, error_at)},
-                         std::move(message), std::move(label));
+          : code == Code::E0104
+              ? "nesting deeper than " + std::to_string(limits::kMaxNestingDepth) + " levels"
+              : "expected " + describe_expected(which) + ", found " +
+                    describe_found(text, error_at);
+      std::string label = code == Code::E0101   ? "expected " + describe_expected(which)
+                          : code == Code::E0104 ? "too deep"
+                                                : "";
+      Diagnostic& d = diagnostics.report(
+          code, {file, static_cast<std::uint32_t>(error_at), token_end(text, error_at)},
+          std::move(message), std::move(label));
+      if (state.unclosed != kNoPosition && code == Code::E0101) {
+        d.notes.push_back(
+            {"the unclosed `" + std::string(1, text[state.unclosed]) + "` opened here",
+             {file, state.unclosed, state.unclosed + 1}});
+      }
     }
     first = text.data() + next_item_start(text, error_at);
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "compiler/base/limits.h"
 #include "compiler/parse/grammar.h"
 
 namespace mlenv::parse {
@@ -29,6 +30,7 @@ struct annotate_position {
 inline constexpr const char* kExpectClosingQuote = "closing `\"`";
 inline constexpr const char* kExpectEscape = "escape sequence";
 inline constexpr const char* kExpectHeredocEnd = "heredoc terminator";
+inline constexpr const char* kNestingTooDeep = "nesting within the limit";
 
 inline bool is_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -72,7 +74,8 @@ struct quoted_string_parser : x3::parser<quoted_string_parser> {
       chunk.clear();
     };
     for (;;) {
-      if (it == last || *it == '\n') throw x3::expectation_failure<It>(it, kExpectClosingQuote);
+      // Reported at the opening quote: the end of the line says nothing about which string.
+      if (it == last || *it == '\n') throw x3::expectation_failure<It>(first, kExpectClosingQuote);
       char c = *it;
       if (c == '"') {
         ++it;
@@ -80,7 +83,7 @@ struct quoted_string_parser : x3::parser<quoted_string_parser> {
       }
       if (c == '\\') {
         It escape = it++;
-        if (it == last) throw x3::expectation_failure<It>(it, kExpectClosingQuote);
+        if (it == last) throw x3::expectation_failure<It>(first, kExpectClosingQuote);
         switch (*it) {
           case '"': chunk += '"'; break;
           case '\\': chunk += '\\'; break;
@@ -170,7 +173,7 @@ struct heredoc_parser : x3::parser<heredoc_parser> {
     ++it;
     std::vector<std::string> lines;
     for (;;) {
-      if (it == last) throw x3::expectation_failure<It>(it, kExpectHeredocEnd);
+      if (it == last) throw x3::expectation_failure<It>(first, kExpectHeredocEnd);
       It line_start = it;
       while (it != last && *it != '\n') ++it;
       std::string line(line_start, it);
@@ -199,6 +202,55 @@ struct heredoc_parser : x3::parser<heredoc_parser> {
     result.parts.emplace_back(std::move(text));
     if constexpr (!std::is_same_v<Attr, x3::unused_type>) attr = std::move(result);
     return true;
+  }
+};
+
+/// `nested(c)[p]`: p, one nesting level deeper, where p starts with the opening character c.
+/// Depth is counted by the grammar as it recurses (one lexer, one truth): a pre-scan that read
+/// strings or heredocs differently once let 20,000 brackets through to overflow the stack.
+template <typename Subject>
+struct nesting_guard : x3::unary_parser<Subject, nesting_guard<Subject>> {
+  using base_type = x3::unary_parser<Subject, nesting_guard<Subject>>;
+  static bool const is_pass_through_unary = true;
+  char opener;
+
+  nesting_guard(const Subject& subject, char opener_) : base_type(subject), opener(opener_) {}
+
+  template <typename It, typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, const It& last, const Ctx& ctx, RCtx& rctx, Attr& attr) const {
+    ParseState& state = x3::get<state_tag>(ctx).get();
+    if (state.depth >= limits::kMaxNestingDepth) {
+      It at = first;
+      x3::skip_over(at, last, ctx);
+      if (at != last && *at == opener) throw x3::expectation_failure<It>(at, kNestingTooDeep);
+      return false;
+    }
+    ++state.depth;
+    struct Leave {
+      std::size_t& depth;
+      ~Leave() { --depth; }
+    } leave{state.depth};
+    It at = first;
+    x3::skip_over(at, last, ctx);
+    try {
+      return this->subject.parse(first, last, ctx, rctx, attr);
+    } catch (const x3::expectation_failure<It>& failure) {
+      // The innermost bracket whose closer was expected names where it opened.
+      const char closer = opener == '{' ? '}' : opener == '[' ? ']' : ')';
+      if (state.unclosed == kNoPosition && failure.which() == std::string{'\'', closer, '\''}) {
+        state.unclosed = static_cast<std::uint32_t>(at - state.base);
+      }
+      throw;
+    }
+  }
+};
+
+struct nested {
+  char opener;
+  template <typename Subject>
+  auto operator[](const Subject& subject) const {
+    return nesting_guard<typename x3::extension::as_parser<Subject>::value_type>{
+        x3::as_parser(subject), opener};
   }
 };
 

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 
+#include "compiler/base/pattern.h"
 #include "compiler/plan/content_diff.h"
 #include "compiler/plan/plan_json.h"
 #include "compiler/plan/replace_rules.h"
@@ -22,10 +22,10 @@ bool sensitive_field(std::string_view kind, const std::string& path) {
   if (kind == "Secret" && (path.starts_with("data") || path.starts_with("stringData"))) {
     return true;
   }
-  static const std::regex kSecretEnv(
+  static const Pattern kSecretEnv = Pattern::literal(
       R"(env\[name=[^\]]*(PASSWORD|PASSWD|SECRET|TOKEN|KEY|CREDENTIAL)[^\]]*\]\.value$)",
-      std::regex::icase);
-  return std::regex_search(path, kSecretEnv);
+      /*ignore_case=*/true);
+  return kSecretEnv.search(path);
 }
 
 std::map<std::string, YAML::Node> parse_objects(const std::optional<std::string>& text) {

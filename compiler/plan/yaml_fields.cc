@@ -3,8 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
-#include <regex>
 #include <set>
+
+#include "compiler/base/pattern.h"
 
 namespace mlenv::plan {
 namespace {
@@ -91,11 +92,11 @@ FieldMap flatten(const YAML::Node& document) {
 }
 
 bool plain_scalar_is_string(std::string_view text) {
-  static const std::regex kNonString(
+  static const Pattern kNonString = Pattern::literal(
       R"(~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|)"
       R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.nan|\.NaN|\.NAN)");
   if (text.empty()) return false;
-  return !std::regex_match(text.begin(), text.end(), kNonString);
+  return !kNonString.matches(text);
 }
 
 std::string object_address(const YAML::Node& document) {

@@ -49,6 +49,14 @@ class Printer {
     });
   }
 
+  // A comment on a line of its own between `begin` and `end` (not one trailing `begin`'s line).
+  bool has_own_line_comment(std::uint32_t begin, std::uint32_t end) const {
+    return std::any_of(comments_.begin(), comments_.end(), [&](const ast::Located& c) {
+      return c.begin >= begin && c.begin < end &&
+             text_.substr(begin, c.begin - begin).find('\n') != std::string_view::npos;
+    });
+  }
+
   // Comments that start before `pos` and were not printed yet, each on its own line.
   void comments_before(std::uint32_t pos, std::size_t indent) {
     while (next_comment_ < comments_.size() && comments_[next_comment_].begin < pos) {
@@ -73,8 +81,11 @@ class Printer {
     last_end_ = std::max(last_end_, end);
     if (next_comment_ < comments_.size()) {
       const ast::Located& c = comments_[next_comment_];
+      // Only a comment that directly follows `end` (separators aside) trails it: one after
+      // more tokens of the line (`a = 1; b = 2 }  // c`) trails what ends there, so a second
+      // run, which sees it elsewhere, puts it in the same place.
       std::string_view gap = text_.substr(end, c.begin >= end ? c.begin - end : 0);
-      if (c.begin >= end && gap.find('\n') == std::string_view::npos) {
+      if (c.begin >= end && gap.find_first_not_of(" \t,;") == std::string_view::npos) {
         out_ += "  ";
         out_ += text_.substr(c.begin, c.end - c.begin);
         last_end_ = c.end;
@@ -301,7 +312,9 @@ class Printer {
       std::size_t width = 0;
       while (run_end < b.entries.size()) {
         const ast::Entry& entry = b.entries[run_end];
-        if (run_end > i && (has_comment(b.entries[run_end - 1].end, entry.begin) ||
+        // A comment trailing the previous entry keeps the run (so its `=` stays aligned
+        // whether the comment was there first or moved there by a previous run).
+        if (run_end > i && (has_own_line_comment(b.entries[run_end - 1].end, entry.begin) ||
                             newlines(b.entries[run_end - 1].end, entry.begin) > 1)) {
           break;
         }

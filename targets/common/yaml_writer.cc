@@ -6,14 +6,16 @@
 namespace mlenv::target {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Words YAML 1.1 resolves to booleans or null (1.2 core is a subset of these).
 bool is_reserved_word(std::string_view s) {
   static constexpr std::array<std::string_view, 31> kWords = {
-      "y",     "Y",     "yes",  "Yes",  "YES",  "n",     "N",     "no",    "No",   "NO",   "true",
-      "True",  "TRUE",  "false", "False", "FALSE", "on",   "On",    "ON",    "off",  "Off",  "OFF",
-      "null",  "Null",  "NULL", "~",    "=",    "<<",    ".inf",  ".Inf",  ".INF"};
+      "y",    "Y",    "yes",   "Yes",   "YES",   "n",  "N",    "no",   "No",  "NO",  "true",
+      "True", "TRUE", "false", "False", "FALSE", "on", "On",   "ON",   "off", "Off", "OFF",
+      "null", "Null", "NULL",  "~",     "=",     "<<", ".inf", ".Inf", ".INF"};
   for (std::string_view w : kWords) {
     if (s == w) return true;
   }
@@ -51,8 +53,24 @@ bool looks_numeric(std::string_view s) {
 
 bool is_indicator(char c) {
   switch (c) {
-    case '-': case '?': case ':': case ',': case '[': case ']': case '{': case '}': case '#':
-    case '&': case '*': case '!': case '|': case '>': case '\'': case '"': case '%': case '@':
+    case '-':
+    case '?':
+    case ':':
+    case ',':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+    case '#':
+    case '&':
+    case '*':
+    case '!':
+    case '|':
+    case '>':
+    case '\'':
+    case '"':
+    case '%':
+    case '@':
     case '`':
       return true;
     default:
@@ -60,18 +78,60 @@ bool is_indicator(char c) {
   }
 }
 
-void append_indent(std::string& out, int n) { out.append(static_cast<std::size_t>(n), ' '); }
+// The length of the UTF-8 sequence at s[i] that no YAML reader may see raw, 0 for any other
+// byte. YAML 1.1 (§5.4, "b-char") reads NEL U+0085, LINE SEPARATOR U+2028 and PARAGRAPH
+// SEPARATOR U+2029 as line breaks, so a plain or block scalar holding one turns the rest of
+// the line into structure for go-yaml v2, which `kubectl kustomize` uses; YAML 1.2 (§5.1)
+// excludes the other C1 controls U+0080..U+009F from printable text, and U+FEFF is a byte
+// order mark. C0 controls and DEL are single bytes, handled by the callers.
+std::size_t unsafe_sequence(std::string_view s, std::size_t i) {
+  auto at = [&](std::size_t k) {
+    return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0;
+  };
+  if (at(0) == 0xC2 && at(1) >= 0x80 && at(1) <= 0x9F) return 2;                     // C1, NEL
+  if (at(0) == 0xE2 && at(1) == 0x80 && (at(2) == 0xA8 || at(2) == 0xA9)) return 3;  // LS, PS
+  if (at(0) == 0xEF && at(1) == 0xBB && at(2) == 0xBF) return 3;                     // BOM
+  return 0;
+}
 
+void append_indent(std::string& out, int n) {
+  out.append(static_cast<std::size_t>(n), ' ');
+}
+
+// A double-quoted scalar with every line break and control escaped: `\x` and `\u` escapes
+// read the same in YAML 1.1 and 1.2 (§5.7 of both).
 void append_quoted(std::string& out, std::string_view s) {
   out += '"';
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
     unsigned char u = static_cast<unsigned char>(c);
+    if (std::size_t n = unsafe_sequence(s, i)) {
+      unsigned code = n == 2 ? u & 0x1Fu : u & 0x0Fu;
+      for (std::size_t k = 1; k < n; ++k) {
+        code = (code << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+      }
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", code);
+      out += buf;
+      i += n - 1;
+      continue;
+    }
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (u < 0x20 || u == 0x7f) {
           char buf[8];
@@ -99,7 +159,7 @@ bool fits_literal_block(std::string_view s) {
       continue;
     }
     unsigned char u = static_cast<unsigned char>(s[i]);
-    if ((u < 0x20 && s[i] != '\t') || u == 0x7f) return false;
+    if ((u < 0x20 && s[i] != '\t') || u == 0x7f || unsafe_sequence(s, i)) return false;
   }
   return true;
 }
@@ -112,8 +172,8 @@ void append_literal_block(std::string& out, std::string_view s, int indent) {
   std::size_t start = 0;
   while (true) {
     std::size_t end = body.find('\n', start);
-    std::string_view line = body.substr(start, end == std::string_view::npos ? body.size() - start
-                                                                              : end - start);
+    std::string_view line =
+        body.substr(start, end == std::string_view::npos ? body.size() - start : end - start);
     if (!line.empty()) append_indent(out, indent);
     out += line;
     out += '\n';
@@ -125,9 +185,15 @@ void append_literal_block(std::string& out, std::string_view s, int indent) {
 
 void append_scalar(std::string& out, const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::Null: out += "null"; break;
-    case Value::Kind::Bool: out += v.as_bool() ? "true" : "false"; break;
-    case Value::Kind::Int: out += std::to_string(v.as_int()); break;
+    case Value::Kind::Null:
+      out += "null";
+      break;
+    case Value::Kind::Bool:
+      out += v.as_bool() ? "true" : "false";
+      break;
+    case Value::Kind::Int:
+      out += std::to_string(v.as_int());
+      break;
     case Value::Kind::String:
       if (yaml_needs_quotes(v.as_string())) {
         append_quoted(out, v.as_string());
@@ -135,7 +201,8 @@ void append_scalar(std::string& out, const Value& v) {
         out += v.as_string();
       }
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -217,7 +284,7 @@ bool yaml_needs_quotes(std::string_view s) {
   }
   for (std::size_t i = 0; i < s.size(); ++i) {
     unsigned char u = static_cast<unsigned char>(s[i]);
-    if (u < 0x20 || u == 0x7f) return true;
+    if (u < 0x20 || u == 0x7f || unsafe_sequence(s, i)) return true;
     if (s[i] == ':' && i + 1 < s.size() && s[i + 1] == ' ') return true;
     if (s[i] == '#' && i > 0 && s[i - 1] == ' ') return true;
   }

@@ -2,8 +2,9 @@
 
 #include <fstream>
 #include <mutex>
-#include <regex>
 #include <sstream>
+
+#include "compiler/base/pattern.h"
 
 namespace mlenv::openapi {
 namespace {
@@ -25,28 +26,35 @@ enum class ScalarType { Null, Bool, Int, Float, String };
 ScalarType scalar_type(const YAML::Node& node) {
   if (node.Tag() != "?") return ScalarType::String;
   const std::string& s = node.Scalar();
-  static const std::regex kNull("~|null|Null|NULL|");
-  static const std::regex kBool("y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|"
-                                "on|On|ON|off|Off|OFF");
-  static const std::regex kInt("[-+]?(0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?0o?[0-7_]+|"
-                               "[-+]?0b[01_]+|[-+]?[1-9][0-9_]*(:[0-5]?[0-9])+");
-  static const std::regex kFloat(
+  static const Pattern kNull = Pattern::literal("~|null|Null|NULL|");
+  static const Pattern kBool = Pattern::literal(
+      "y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|"
+      "on|On|ON|off|Off|OFF");
+  static const Pattern kInt = Pattern::literal(
+      "[-+]?(0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?0o?[0-7_]+|"
+      "[-+]?0b[01_]+|[-+]?[1-9][0-9_]*(:[0-5]?[0-9])+");
+  static const Pattern kFloat = Pattern::literal(
       "[-+]?([0-9][0-9_]*)?\\.[0-9_]*([eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+|"
       "[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN)");
-  if (std::regex_match(s, kNull)) return ScalarType::Null;
-  if (std::regex_match(s, kBool)) return ScalarType::Bool;
-  if (std::regex_match(s, kInt)) return ScalarType::Int;
-  if (std::regex_match(s, kFloat)) return ScalarType::Float;
+  if (kNull.matches(s)) return ScalarType::Null;
+  if (kBool.matches(s)) return ScalarType::Bool;
+  if (kInt.matches(s)) return ScalarType::Int;
+  if (kFloat.matches(s)) return ScalarType::Float;
   return ScalarType::String;
 }
 
 const char* type_name(ScalarType t) {
   switch (t) {
-    case ScalarType::Null: return "null";
-    case ScalarType::Bool: return "boolean";
-    case ScalarType::Int: return "integer";
-    case ScalarType::Float: return "number";
-    case ScalarType::String: return "string";
+    case ScalarType::Null:
+      return "null";
+    case ScalarType::Bool:
+      return "boolean";
+    case ScalarType::Int:
+      return "integer";
+    case ScalarType::Float:
+      return "number";
+    case ScalarType::String:
+      return "string";
   }
   return "?";
 }
@@ -69,8 +77,7 @@ std::string read_file(const std::string& path, std::string& error) {
   return ss.str();
 }
 
-std::string gvk_key(const std::string& group, const std::string& version,
-                    const std::string& kind) {
+std::string gvk_key(const std::string& group, const std::string& version, const std::string& kind) {
   return group + "/" + version + "/" + kind;
 }
 
@@ -103,9 +110,10 @@ std::string Validator::add_document(const std::string& text) {
     YAML::Node gvks = child(schema, "x-kubernetes-group-version-kind");
     if (!gvks.IsSequence()) continue;
     for (const YAML::Node& g : gvks) {
-      by_gvk_.emplace(gvk_key(child(g, "group").as<std::string>(""), child(g, "version").as<std::string>(""),
-                              child(g, "kind").as<std::string>("")),
-                      name);
+      by_gvk_.emplace(
+          gvk_key(child(g, "group").as<std::string>(""), child(g, "version").as<std::string>(""),
+                  child(g, "kind").as<std::string>("")),
+          name);
     }
   }
   documents_.push_back(std::move(doc));
@@ -125,7 +133,8 @@ std::string Validator::add_crd(const std::string& text) {
   if (group.empty() || kind.empty()) return "not a CustomResourceDefinition";
   for (const YAML::Node& v : child(spec, "versions")) {
     YAML::Node schema = child(child(v, "schema"), "openAPIV3Schema");
-    if (schema.IsMap()) crd_roots_[gvk_key(group, child(v, "name").as<std::string>(""), kind)] = schema;
+    if (schema.IsMap())
+      crd_roots_[gvk_key(group, child(v, "name").as<std::string>(""), kind)] = schema;
   }
   documents_.push_back(std::move(doc));
   return "";
@@ -203,7 +212,8 @@ void Validator::check(const YAML::Node& value, const YAML::Node& raw_schema, std
   }
   std::string format = child(schema, "format").as<std::string>("");
   if (format == "int-or-string" || child(schema, "x-kubernetes-int-or-string").as<bool>(false)) {
-    if (!value.IsScalar()) return fail("expected an integer or a string, found " + node_kind(value));
+    if (!value.IsScalar())
+      return fail("expected an integer or a string, found " + node_kind(value));
     ScalarType t = scalar_type(value);
     if (t != ScalarType::Int && t != ScalarType::String) {
       fail("expected an integer or a string, found " + std::string(type_name(t)));

@@ -42,6 +42,50 @@ std::string words(const std::vector<std::string>& items) {
   return out;
 }
 
+// An ENV value in the Dockerfile's double-quoted form. ENV is read by the Dockerfile's own
+// word lexer, not a shell (moby/buildkit frontend/dockerfile/shell/lex.go, which buildah's
+// imagebuilder vendors): inside "..." only `\"`, `\\` and `\$` are escapes, and `$` would
+// otherwise expand a build variable. A line break cannot be written at all (the parser splits
+// instructions at newlines first), so `check` refuses it (E0316).
+std::string env_value(const std::string& value) {
+  if (is_shell_safe(value)) return value;
+  std::string out = "\"";
+  for (char c : value) {
+    if (c == '"' || c == '\\' || c == '$') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// One `run` step as one RUN instruction. A one-line step is written as it is (RUN's shell form
+// hands it to /bin/sh -c unchanged). A multi-line step (a heredoc) cannot be written line by
+// line: every newline ends the instruction, and joining lines with `; \` breaks `if`/`then`,
+// lines that end in `\` and shell heredocs. So the script is rebuilt byte for byte by printf
+// from single-quoted lines, each on its own continued Dockerfile line, and run by `sh -e` (a
+// failing line fails the build, as `set -e`). Docker and buildah only join `\`-newline and
+// never look inside the quotes; no Dockerfile heredoc (`RUN <<EOF`) is used, since buildah
+// supports those only in recent versions.
+std::string run_instruction(const std::string& step) {
+  std::string script = step;
+  while (!script.empty() && script.back() == '\n') script.pop_back();
+  bool simple = !script.empty() && script.find('\n') == std::string::npos &&
+                script.back() != '\\' && script.find_first_not_of(" \t") != std::string::npos;
+  if (simple) return "RUN " + script + "\n";
+  std::string out = "RUN sh -ec \"$(printf '%s\\n' \\\n";
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t end = script.find('\n', start);
+    std::string line =
+        script.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    out += "      '";
+    for (char c : line) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += "' \\\n";
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out + "    )\"\n";
+}
+
 bool has(const std::vector<std::string>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -136,8 +180,8 @@ std::string dockerfile(const EnvLayout& layout) {
          "  | sh -s -- --method standalone --prefix /usr/local --version " +
          std::string(kCodeServerVersion) + "\n";
   }
-  for (const auto& [key, value] : image.env) d += "ENV " + key + "=" + shell_quote(value) + "\n";
-  for (const std::string& step : image.run) d += "RUN " + step + "\n";
+  for (const auto& [key, value] : image.env) d += "ENV " + key + "=" + env_value(value) + "\n";
+  for (const std::string& step : image.run) d += run_instruction(step);
   d += "COPY --from=mlenv-boot /usr/local/bin/mlenv-boot /usr/local/bin/mlenv-boot\n";
   // `oc exec` and `oc rsh` shells start from the container's environment, not mlenv-boot's:
   // they read what it decided (NCCL_*, MASTER_ADDR, ranks) from the file it writes. Login

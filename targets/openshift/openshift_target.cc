@@ -145,6 +145,7 @@ void OpenShiftTarget::check(const ir::Program& program, Diagnostics& diagnostics
     check_exposure(env, diagnostics);
     EnvLayout layout = make_layout(env);
     check_names(layout, diagnostics);
+    check_layout(layout, diagnostics);
     for (const Object& o : kube::network_attachments(layout)) {
       shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
     }
@@ -210,6 +211,7 @@ EnvOutput render_env(const EnvLayout& layout,
   check_pinned_image(env, out.diagnostics);
   check_exposure(env, out.diagnostics);
   check_names(layout, out.diagnostics);
+  check_layout(layout, out.diagnostics);
   std::string boot = kube::boot_json(layout);
   std::vector<Object> objects = env_objects(layout, boot, account_annotations);
   check_rails(layout, objects, out.diagnostics);

@@ -93,6 +93,53 @@ void check_names(const EnvLayout& layout, Diagnostics& diagnostics) {
   }
 }
 
+void check_ports(const EnvLayout& layout, Diagnostics& diagnostics) {
+  const ir::Env& env = *layout.env;
+  // Every port a container of the pod binds: the pod shares one network namespace, so two
+  // listeners on one port fail at start (EADDRINUSE), the second one crash-looping.
+  std::vector<std::pair<int, std::string>> taken = {{env.master_port, "`master_port`"}};
+  for (const ExposedService& s : layout.services) {
+    taken.push_back({s.app_port, s.name + " (listening on 127.0.0.1)"});
+    taken.push_back({s.proxy_port, "the oauth-proxy of " + s.name});
+  }
+  if (env.debug) taken.push_back({kDebugpyPort, "debugpy"});
+  for (std::size_t i = 0; i < taken.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (taken[i].first != taken[j].first || (i > 0 && j > 0)) continue;
+      diagnostics.report(Code::E0423, env.range,
+                         "env `" + env.name + "`: `master_port` " +
+                             std::to_string(env.master_port) + " is also the port of " +
+                             taken[i].second,
+                         "choose another `master_port`");
+    }
+    if (taken[i].first == env.rdzv_port) {
+      diagnostics.report(Code::E0423, env.range,
+                         "env `" + env.name + "`: `rdzv_port` " + std::to_string(env.rdzv_port) +
+                             " is also the port of " + taken[i].second,
+                         "choose another `rdzv_port`");
+    }
+  }
+}
+
+void check_route_hosts(const EnvLayout& layout, Diagnostics& diagnostics) {
+  const ir::Env& env = *layout.env;
+  // OpenShift's router names a Route without `host` `<name>-<namespace>.<apps domain>`; the
+  // first label is a DNS label (RFC 1035 2.3.4, 63 octets), and admission rejects a longer one.
+  for (const ExposedService& s : layout.services) {
+    std::string label = s.object_name + "-" + layout.namespace_name;
+    if (label.size() <= kLabelMax) continue;
+    diagnostics.report(Code::E0424, env.range,
+                       "Route host label `" + label + "` is " + std::to_string(label.size()) +
+                           " characters, more than 63",
+                       "shorten the env name or the namespace");
+  }
+}
+
+void check_layout(const EnvLayout& layout, Diagnostics& diagnostics) {
+  check_ports(layout, diagnostics);
+  check_route_hosts(layout, diagnostics);
+}
+
 void check_rails(const EnvLayout& layout, const std::vector<Object>& objects,
                  Diagnostics& diagnostics) {
   const ir::Env& env = *layout.env;

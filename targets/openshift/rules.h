@@ -16,6 +16,13 @@ void check_pinned_image(const ir::Env& env, Diagnostics& diagnostics);
 void check_exposure(const ir::Env& env, Diagnostics& diagnostics);
 /// E0411: StatefulSet name, pod hostnames and the headless Service fit their DNS limits.
 void check_names(const EnvLayout& layout, Diagnostics& diagnostics);
+/// The rules that need the layout's ports and names: check_ports and check_route_hosts.
+void check_layout(const EnvLayout& layout, Diagnostics& diagnostics);
+/// E0423: the rendezvous and master ports differ from each other and from every other port
+/// a container of the pod listens on (tools, their oauth-proxies, debugpy).
+void check_ports(const EnvLayout& layout, Diagnostics& diagnostics);
+/// E0424: the first label of each Route's default host, `<route>-<namespace>`, fits 63.
+void check_route_hosts(const EnvLayout& layout, Diagnostics& diagnostics);
 /// E0412: networks annotation entries, NetworkAttachmentDefinitions and SR-IOV resource units
 /// each equal the number of rails (or are all zero without SR-IOV).
 void check_rails(const EnvLayout& layout, const std::vector<Object>& objects,

@@ -125,5 +125,54 @@ TEST_CASE("unterminated strings, bad escapes and deep nesting are clean errors")
   CHECK(parse(deep).diagnostics.all().at(0).code == Code::E0104);
 }
 
+// Before the grammar counted nesting itself, a pre-scan that read strings and heredocs its own
+// way let these through to the recursive grammar, which overflowed the stack (SIGSEGV).
+TEST_CASE("nesting is limited by the grammar, whatever precedes the brackets") {
+  const std::string brackets = std::string(20000, '[') + std::string(20000, ']');
+  const std::string blocks = [] {
+    std::string s;
+    for (int i = 0; i < 20000; ++i) s += "{ a = ";
+    return s;
+  }();
+  for (const std::string& prefix :
+       {std::string("env a { x = \"\\\n  y = "), std::string("env a { x = <<EOT junk\n  y = "),
+        std::string("env a { x = <<EOT\n  y = "), std::string("env a {\n  y = ")}) {
+    for (const std::string& deep : {brackets, blocks}) {
+      Parsed p = parse(prefix + deep + "\n}\nenv b { z = " + deep + " }\n");
+      REQUIRE(!p.diagnostics.all().empty());
+      bool too_deep = false;
+      for (const Diagnostic& d : p.diagnostics.all()) too_deep |= d.code == Code::E0104;
+      CHECK((too_deep || p.diagnostics.all().front().code != Code::E0101));
+    }
+  }
+  // Type arguments nest too.
+  std::string types = "schema s { f: ";
+  for (int i = 0; i < 20000; ++i) types += "list(";
+  CHECK(parse(types + "string").diagnostics.all().at(0).code == Code::E0104);
+  // Exactly the limit parses.
+  std::string ok = "env a { x = " + std::string(63, '[') + std::string(63, ']') + " }";
+  CHECK(parse(ok).diagnostics.all().empty());
+  std::string over = "env a { x = " + std::string(64, '[') + std::string(64, ']') + " }";
+  CHECK(parse(over).diagnostics.all().at(0).code == Code::E0104);
+}
+
+TEST_CASE("an unterminated string is reported at its opening quote") {
+  Parsed p = parse("env a {\n  x = \"abc\n  y = 2\n}\n");
+  REQUIRE(p.diagnostics.all().size() == 1);
+  CHECK(p.diagnostics.all()[0].code == Code::E0102);
+  CHECK(p.diagnostics.all()[0].range.begin == 14);
+  Parsed h = parse("env a {\n  x = <<EOT\n  abc\n");
+  CHECK(h.diagnostics.all().at(0).range.begin == 14);
+}
+
+TEST_CASE("an unclosed bracket names where it opened") {
+  Parsed p = parse("env a {\n  x = [1, 2\n  y = { z = 3\n");
+  REQUIRE(p.diagnostics.all().size() == 1);
+  const Diagnostic& d = p.diagnostics.all()[0];
+  REQUIRE(d.notes.size() == 1);
+  CHECK(d.notes[0].message == "the unclosed `[` opened here");
+  CHECK(d.notes[0].range.begin == 14);
+}
+
 }  // namespace
 }  // namespace mlenv

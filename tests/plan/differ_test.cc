@@ -7,6 +7,7 @@
 #include "compiler/plan/content_diff.h"
 #include "compiler/plan/differ.h"
 #include "compiler/plan/summary.h"
+#include "compiler/plan/yaml_fields.h"
 #include "tests/plan/support.h"
 
 namespace mlenv::plan {
@@ -211,6 +212,18 @@ TEST_CASE("json summary", "[plan]") {
         "route-ml-dev-env-jupyter.yaml\","
         "\"destroys_data\":false,\"fields\":[]}],\"files\":[],\"inputs_changed\":0,\"create\":0,\"update\":0,\"replace\":0,"
         "\"delete\":1}\n");
+}
+
+// std::regex recursed once per character here: a label of 60,000 digits and a letter crashed
+// `apply --dry-run`. The linear matcher types scalars of any length.
+TEST_CASE("plain scalars of any length are typed without recursion", "[differ]") {
+  const std::string digits(200000, '7');
+  CHECK_FALSE(plain_scalar_is_string(digits));
+  CHECK(plain_scalar_is_string(digits + "x"));
+  CHECK_FALSE(plain_scalar_is_string("-" + digits + ".5e3"));
+  CHECK(plain_scalar_is_string("0x" + digits + "g"));
+  CHECK_FALSE(plain_scalar_is_string("true"));
+  CHECK(plain_scalar_is_string("yes"));  // YAML 1.2 core: a string
 }
 
 }  // namespace

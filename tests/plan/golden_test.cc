@@ -117,6 +117,26 @@ TEST_CASE("golden E0607 E0701 E0702 E0709: plans apply refuses", "[golden]") {
   }
 }
 
+// plan.json's `source` arrives through review like any other text; apply re-renders it, so a
+// source outside the work tree would make the compiler read and print a file that is no program.
+TEST_CASE("golden E0510: apply re-renders only sources inside the work tree", "[golden]") {
+  for (const char* source : {"/proc/self/environ", "../outside.mlenv", "secrets.txt"}) {
+    ApplyFixture f;
+    f.env.source = source;
+    f.commit_plan();
+    bool rendered_it = false;
+    ApplyRequest request;
+    request.render = [&](const std::string&, Diagnostics&) -> std::optional<target::Output> {
+      rendered_it = true;
+      return std::nullopt;
+    };
+    CHECK(f.apply(request) == 1);
+    CHECK_FALSE(rendered_it);
+    CHECK(f.commands().empty());
+    if (std::string(source) == "/proc/self/environ") golden("E0510", f.err);
+  }
+}
+
 TEST_CASE("golden E0703 E0704 E0705: apply checks before running anything", "[golden]") {
   ApplyFixture f;
   REQUIRE(f.apply() == 0);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "tests/targets/fixtures.h"
 #include "tests/targets/test_util.h"
@@ -349,12 +350,14 @@ void check_keys(const YAML::Node& metadata, const char* field) {
 
 TEST_CASE("every label and annotation key is a valid qualified name", "[render]") {
   std::vector<std::pair<std::string, ir::Program>> programs = all_fixtures();
-  // The longest env name E0411 allows, exposing every tool through the cluster's account.
+  // The longest env name E0411 and E0424 allow, exposing every tool through the cluster's
+  // account: the Route host label `<env>-tensorboard-h-kim` fits 63 characters.
   ir::Env longest = hkim_env();
-  longest.name = std::string(52, 'n');
+  const std::size_t longest_name = 63 - std::string("-tensorboard-").size() - 5;
+  longest.name = std::string(longest_name, 'n');
   longest.services = {ir::Service::vscode, ir::Service::jupyter, ir::Service::tensorboard};
   ir::Env other = longest;
-  other.name = std::string(51, 'n') + "x";
+  other.name = std::string(longest_name - 1, 'n') + "x";
   programs.emplace_back("longest", program_of({longest, other}));
   for (auto& [name, program] : programs) {
     INFO(name);
@@ -373,6 +376,20 @@ TEST_CASE("every label and annotation key is a valid qualified name", "[render]"
     }
     if (name == "longest") CHECK(redirects.size() == 6);  // cut, and still one per Route
   }
+}
+
+TEST_CASE("a Route host label over 63 characters is refused, one under is not", "[render]") {
+  ir::Env env = hkim_env();
+  env.services = {ir::Service::tensorboard};
+  env.name = std::string(63 - std::string("-tensorboard-h-kim").size(), 'n');
+  Diagnostics fits;
+  render(program_of({env}), fits);
+  CHECK(fits.all().empty());
+  env.name += "n";
+  Diagnostics over;
+  render(program_of({env}), over);
+  REQUIRE(over.all().size() == 1);
+  CHECK(over.all()[0].code == Code::E0424);
 }
 
 TEST_CASE("the build stage installs its compiler with the base image's package manager",
@@ -438,4 +455,99 @@ TEST_CASE("notes are grouped: one line per note, naming the envs it concerns", "
   CHECK(out.notes[0] ==
         "cairo/run-00, cairo/run-01, cairo/run-02, cairo/run-03, cairo/run-04 and 7 more: "
         "network = auto: cluster `cairo` has no RDMA rails, using TCP");
+}
+
+// Docker and buildah join a line ending in `\` with the next and end an instruction at any
+// other newline; shell-form RUN hands the joined text to /bin/sh -c.
+std::vector<std::string> dockerfile_instructions(const std::string& text) {
+  std::string joined;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+      ++i;
+      continue;
+    }
+    joined += text[i];
+  }
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t end; (end = joined.find('\n', start)) != std::string::npos; start = end + 1) {
+    std::string line = joined.substr(start, end - start);
+    if (!line.empty() && line[0] != '#') out.push_back(line);
+  }
+  return out;
+}
+
+TEST_CASE("a multi-line run step is one RUN that runs the script byte for byte", "[render]") {
+  const std::string script =
+      "set -x\n"
+      "if [ -n \"$HOME\" ]; then\n"
+      "  echo \"it's ${HOME:+set} \\\"q\\\"\" \\\n"
+      "    continued\n"
+      "fi\n"
+      "cat <<EOT\n"
+      "heredoc $((1 + 2)) line\n"
+      "EOT\n"
+      "echo last \\\n"
+      "  joined\n";
+  ir::Env env = dev_env();
+  env.image.run = {"echo one line", script};
+  env.image.env = {{"QUOTED", "a \"b\" \\c $HOME ${X}"}, {"PLAIN", "1"}};
+  Diagnostics d;
+  target::Output out = render(program_of({env}), d);
+  const target::File* dockerfile = nullptr;
+  for (const target::File& f : out.files) {
+    if (f.path.ends_with("/Dockerfile")) dockerfile = &f;
+  }
+  REQUIRE(dockerfile);
+  std::vector<std::string> instructions = dockerfile_instructions(dockerfile->content);
+  const std::set<std::string> known = {"FROM", "USER",    "RUN",        "COPY",
+                                       "ENV",  "WORKDIR", "ENTRYPOINT", "CMD"};
+  std::vector<std::string> runs;
+  for (const std::string& line : instructions) {
+    std::string word = line.substr(0, line.find(' '));
+    INFO(line);
+    CHECK(known.count(word) == 1);  // no line of a value became an instruction
+    if (word == "RUN") runs.push_back(line.substr(4));
+    if (line.starts_with("ENV QUOTED=")) {
+      // Dockerfile's lexer inside "...": \" \\ \$ are escapes, nothing expands.
+      std::string value = line.substr(11);
+      REQUIRE(value.size() >= 2);
+      CHECK(value.front() == '"');
+      CHECK(value.back() == '"');
+      std::string decoded;
+      for (std::size_t i = 1; i + 1 < value.size(); ++i) {
+        if (value[i] == '\\' &&
+            (value[i + 1] == '"' || value[i + 1] == '\\' || value[i + 1] == '$'))
+          ++i;
+        else
+          CHECK((value[i] != '$' && value[i] != '"'));
+        decoded += value[i];
+      }
+      CHECK(decoded == "a \"b\" \\c $HOME ${X}");
+    }
+  }
+  CHECK(std::count(runs.begin(), runs.end(), "echo one line") == 1);
+
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("mlenv-run-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "script.sh") << script;
+  auto output_of = [&](const std::string& command) {
+    std::system((command + " > " + (dir / "out").string() + " 2>&1").c_str());
+    std::ifstream in(dir / "out");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  const std::string expected = output_of("HOME=/h /bin/sh -e " + (dir / "script.sh").string());
+  CHECK(expected.find("heredoc 3 line") != std::string::npos);
+  bool found = false;
+  for (const std::string& run : runs) {
+    if (run.find("printf") == std::string::npos) continue;
+    found = true;
+    std::ofstream(dir / "run.sh") << run << "\n";
+    CHECK(output_of("HOME=/h /bin/sh " + (dir / "run.sh").string()) == expected);
+  }
+  CHECK(found);
+  fs::remove_all(dir);
 }

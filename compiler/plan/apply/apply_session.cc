@@ -111,12 +111,30 @@ std::optional<EnvPlan> load_env(Repository& repo, const std::optional<ObjectId>&
   return env;
 }
 
+// True where plan.json's `source` is a relative `.mlenv` path that stays inside the work tree,
+// as `mlenvc plan` records it (PLAN_JSON.md).
+bool source_in_work_tree(const std::string& source) {
+  if (source.empty() || source.front() == '/' || !source.ends_with(".mlenv")) return false;
+  std::string normal = normalize_path(source);
+  return normal != ".." && !normal.starts_with("../");
+}
+
 // Refuses envs whose inputs no longer match a fresh render of their source (E0702).
 bool check_fresh(const std::vector<EnvPlan>& envs, const Renderer& render,
                  Diagnostics& diagnostics) {
   std::map<std::string, std::optional<target::Output>> renders;
   bool fresh = true;
   for (const EnvPlan& env : envs) {
+    if (!source_in_work_tree(env.manifest.source)) {
+      // plan.json is reviewed text: a `source` of `/proc/self/environ` or `~/.aws/credentials`
+      // would have the compiler read that file and print its lines in diagnostics.
+      Diagnostic& d =
+          diagnostics.report(Code::E0510, {},
+                             "the plan in `" + env.dir + "` names `" + env.manifest.source +
+                                 "` as its source, which is not a `.mlenv` file in this work tree");
+      d.notes.push_back({"apply re-renders only sources inside the repository", {}});
+      return false;
+    }
     auto it = renders.find(env.manifest.source);
     if (it == renders.end())
       it = renders.emplace(env.manifest.source, render(env.manifest.source, diagnostics)).first;

@@ -2,9 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <regex>
 #include <stdexcept>
 
+#include "compiler/base/pattern.h"
 #include "compiler/base/sha256.h"
 #include "compiler/base/version.h"
 #include "compiler/diag/render.h"
@@ -61,11 +61,13 @@ std::string scalar_json(const YAML::Node& node) {
   if (text == "~" || text == "null" || text == "Null" || text == "NULL") return "null";
   if (text == "true" || text == "True" || text == "TRUE") return "true";
   if (text == "false" || text == "False" || text == "FALSE") return "false";
-  if (text.starts_with("0x") || text.starts_with("0o")) {
+  // At most 15 digits: std::stoll throws on more, and a 60,000-digit label must not crash.
+  if ((text.starts_with("0x") || text.starts_with("0o")) && text.size() <= 17) {
     return std::to_string(std::stoll(text.substr(2), nullptr, text[1] == 'x' ? 16 : 8));
   }
-  static const std::regex kJsonNumber(R"(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?)");
-  if (std::regex_match(text, kJsonNumber)) return text;
+  static const Pattern kJsonNumber =
+      Pattern::literal(R"(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?)");
+  if (kJsonNumber.matches(text)) return text;
   return json_string(text);  // `.inf`, `+1`, `1.`: keep the text rather than guess
 }
 

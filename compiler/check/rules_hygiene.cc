@@ -1,0 +1,437 @@
+// Rules on values that reach a Dockerfile, a Linux interface, an IPAM configuration or a
+// Kubernetes label: each refuses, at check, what would otherwise break or change the meaning
+// of the emitted text. Called once per env from Checker::check_rules.
+
+#include "compiler/check/rules_hygiene.h"
+
+#include <array>
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+#include "compiler/base/pattern.h"
+
+namespace mlenv::check {
+namespace {
+
+const Value* child(const Value* value, const char* name) {
+  return value && value->kind == Value::Kind::Block ? value->get(name) : nullptr;
+}
+
+bool has_control(std::string_view s, bool allow_newline_and_tab) {
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (allow_newline_and_tab && (c == '\n' || c == '\t')) continue;
+    if (u < 0x20 || u == 0x7f) return true;
+  }
+  return false;
+}
+
+// --- The Dockerfile's words (targets/openshift/build.cc) ---------------------------------
+
+// An image reference (distribution/reference's grammar, loosened to its character set): one
+// word, because `FROM x AS mlenv-boot` must stay one instruction with its stage name.
+const Pattern& image_reference() {
+  static const Pattern p = Pattern::literal(R"([A-Za-z0-9][A-Za-z0-9._/:@+-]*)");
+  return p;
+}
+// A Debian package, optionally with an architecture and a version or release: Debian Policy
+// §5.6.1 (names: lower-case letters, digits, `+ - .`, starting alphanumeric) and §5.6.12.
+const Pattern& apt_package() {
+  static const Pattern p = Pattern::literal(
+      R"([a-z0-9][a-z0-9+.-]*(:[a-z0-9-]+)?(=[A-Za-z0-9.+~:_-]+|/[A-Za-z0-9.+~_-]+)?)");
+  return p;
+}
+// A pip requirement without spaces: a PEP 508 name (case-insensitive letters, digits and
+// `._-`, alphanumeric at both ends), optional extras, optional PEP 440 version clauses.
+const Pattern& pip_requirement() {
+  static const Pattern p = Pattern::literal(
+      R"([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?(\[[A-Za-z0-9._-]+(,[A-Za-z0-9._-]+)*\])?)"
+      R"(((===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+(,(===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+)*)?)");
+  return p;
+}
+// POSIX environment variable names as shells accept them (IEEE Std 1003.1, 8.1).
+const Pattern& env_key() {
+  static const Pattern p = Pattern::literal(R"([A-Za-z_][A-Za-z0-9_]*)");
+  return p;
+}
+
+void check_image(const Value& image, Diagnostics& diagnostics) {
+  if (const Value* from = image.get("from"); from && !image_reference().matches(from->text)) {
+    diagnostics.report(Code::E0312, from->range, "`from` is not one image reference",
+                       "letters, digits and `._/:@+-`, no spaces or line breaks");
+  }
+  if (const Value* apt = image.get("apt")) {
+    for (const ValuePtr& item : apt->items) {
+      if (!apt_package().matches(item->text)) {
+        diagnostics.report(Code::E0313, item->range, "not a Debian package name",
+                           "`name`, `name:arch`, `name=version` or `name/release`");
+      }
+    }
+  }
+  if (const Value* pip = image.get("pip")) {
+    for (const ValuePtr& item : pip->items) {
+      if (!pip_requirement().matches(item->text)) {
+        diagnostics.report(Code::E0314, item->range, "not a pip requirement mlenvc can write",
+                           "`name`, `name[extra]` or `name>=1.0,<2`, without spaces");
+      }
+    }
+  }
+  if (const Value* env = image.get("env")) {
+    for (const Slot& slot : env->slots) {
+      if (!env_key().matches(slot.name)) {
+        diagnostics.report(Code::E0315, slot.assigned.valid() ? slot.assigned : env->range,
+                           "`" + slot.name.substr(0, 64) + "` is not an environment variable name",
+                           "letters, digits and `_`, not starting with a digit");
+      }
+      if (has_control(slot.value->text, false)) {
+        diagnostics.report(Code::E0316, slot.value->range,
+                           "an environment value holds a line break or control character",
+                           "a Dockerfile ENV value is one line");
+      }
+    }
+  }
+  if (const Value* run = image.get("run")) {
+    for (const ValuePtr& item : run->items) {
+      if (has_control(item->text, true)) {
+        diagnostics.report(Code::E0316, item->range, "a `run` step holds a control character",
+                           "only tabs and line breaks are written into the Dockerfile");
+      }
+    }
+  }
+}
+
+// --- Quantities --------------------------------------------------------------------------
+
+// A quantity's value as a double (Kubernetes' suffixes: binary Ki..Ei, decimal n u m k M G T
+// P E, or an exponent); nullopt if malformed. Precision is enough to compare sizes.
+std::optional<double> quantity_value(const std::string& text) {
+  static const std::array<std::pair<std::string_view, double>, 16> kSuffixes = {{
+      {"Ki", 0x1p10},
+      {"Mi", 0x1p20},
+      {"Gi", 0x1p30},
+      {"Ti", 0x1p40},
+      {"Pi", 0x1p50},
+      {"Ei", 0x1p60},
+      {"n", 1e-9},
+      {"u", 1e-6},
+      {"m", 1e-3},
+      {"k", 1e3},
+      {"M", 1e6},
+      {"G", 1e9},
+      {"T", 1e12},
+      {"P", 1e15},
+      {"E", 1e18},
+      {"", 1},
+  }};
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  double number = std::strtod(begin, &end);
+  if (end == begin) return std::nullopt;
+  std::string_view suffix(end);
+  for (const auto& [name, factor] : kSuffixes) {
+    if (suffix == name) return number * factor;
+  }
+  return std::nullopt;
+}
+
+void check_resources(const Value& env, Diagnostics& diagnostics) {
+  const Value* resources = env.get("resources");
+  const Value* shm = child(resources, "shm");
+  const Value* memory = child(resources, "memory");
+  if (!shm || !memory) return;
+  std::optional<double> shm_bytes = quantity_value(shm->text);
+  std::optional<double> memory_bytes = quantity_value(memory->text);
+  if (shm_bytes && memory_bytes && *shm_bytes > *memory_bytes) {
+    Diagnostic& d = diagnostics.report(
+        Code::E0317, shm->range,
+        "`shm` (" + shm->text + ") is larger than the pod's `memory` (" + memory->text + ")",
+        "/dev/shm is a memory emptyDir counted against `memory`");
+    d.notes.push_back({"memory set here", memory->range});
+  }
+}
+
+// --- Networks ----------------------------------------------------------------------------
+
+// Linux interface names hold IFNAMSIZ - 1 = 15 bytes (IFNAMSIZ is 16 in linux/if.h, the NUL
+// included); a longer pod interface fails when the CNI plugin renames the device.
+constexpr std::size_t kMaxInterfaceName = 15;
+
+void check_interface(const Value* name, Diagnostics& diagnostics) {
+  if (name && name->text.size() > kMaxInterfaceName) {
+    diagnostics.report(Code::E0420, name->range,
+                       "interface name `" + name->text + "` is longer than 15 characters",
+                       "Linux limits interface names to IFNAMSIZ - 1 = 15 bytes");
+  }
+}
+
+/// An IPv4 or IPv6 address as 16 bytes (IPv4 in the first 4) and its family.
+struct Address {
+  std::array<unsigned char, 16> bytes{};
+  bool v6 = false;
+};
+
+std::optional<Address> parse_ipv4(std::string_view s) {
+  Address a;
+  int part = 0;
+  std::size_t i = 0;
+  for (; part < 4; ++part) {
+    if (part > 0) {
+      if (i >= s.size() || s[i] != '.') return std::nullopt;
+      ++i;
+    }
+    std::size_t start = i;
+    unsigned value = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9' && i - start < 3)
+      value = value * 10 + unsigned(s[i++] - '0');
+    // No empty parts, no leading zeros (read as octal by some parsers), at most 255.
+    if (i == start || value > 255 || (s[start] == '0' && i - start > 1)) return std::nullopt;
+    a.bytes[part] = static_cast<unsigned char>(value);
+  }
+  if (i != s.size()) return std::nullopt;
+  return a;
+}
+
+// RFC 4291 §2.2 text forms: eight groups of 1-4 hex digits, one `::` for a run of zero
+// groups, optionally ending in a dotted IPv4 address.
+std::optional<Address> parse_ipv6(std::string_view s) {
+  Address a;
+  a.v6 = true;
+  std::vector<unsigned> head, tail;
+  std::vector<unsigned>* groups = &head;
+  bool gap = false;
+  std::size_t i = 0;
+  if (s.starts_with("::")) {
+    gap = true;
+    groups = &tail;
+    i = 2;
+  }
+  bool ipv4_tail = false;
+  while (i < s.size()) {
+    std::size_t start = i;
+    unsigned value = 0;
+    while (i < s.size() && std::isxdigit(static_cast<unsigned char>(s[i])) && i - start < 4) {
+      char c = s[i++];
+      value = value * 16 + unsigned(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+    }
+    if (i < s.size() && s[i] == '.') {  // the embedded IPv4 address ends the text
+      std::optional<Address> v4 = parse_ipv4(s.substr(start));
+      if (!v4) return std::nullopt;
+      groups->push_back(unsigned(v4->bytes[0]) << 8 | v4->bytes[1]);
+      groups->push_back(unsigned(v4->bytes[2]) << 8 | v4->bytes[3]);
+      ipv4_tail = true;
+      break;
+    }
+    if (i == start) return std::nullopt;
+    groups->push_back(value);
+    if (i == s.size()) break;
+    if (s[i] != ':') return std::nullopt;
+    ++i;
+    if (i < s.size() && s[i] == ':') {
+      if (gap) return std::nullopt;
+      gap = true;
+      groups = &tail;
+      ++i;
+      if (i == s.size()) break;
+    } else if (i == s.size()) {
+      return std::nullopt;  // a trailing single `:`
+    }
+  }
+  (void)ipv4_tail;
+  std::size_t total = head.size() + tail.size();
+  if (gap ? total > 7 : total != 8) return std::nullopt;
+  std::vector<unsigned> all = head;
+  all.resize(8 - tail.size(), 0);
+  all.insert(all.end(), tail.begin(), tail.end());
+  for (std::size_t g = 0; g < 8; ++g) {
+    a.bytes[2 * g] = static_cast<unsigned char>(all[g] >> 8);
+    a.bytes[2 * g + 1] = static_cast<unsigned char>(all[g] & 0xFF);
+  }
+  return a;
+}
+
+std::optional<Address> parse_address(std::string_view s) {
+  return s.find(':') == std::string_view::npos ? parse_ipv4(s) : parse_ipv6(s);
+}
+
+struct Network {
+  Address address;
+  unsigned prefix = 0;
+};
+
+// `address/prefix`, or a lone address (a full-length prefix) where `allow_bare`.
+std::optional<Network> parse_cidr(std::string_view s, bool allow_bare, std::string& why) {
+  std::size_t slash = s.find('/');
+  if (slash == std::string_view::npos && !allow_bare) {
+    why = "a range in CIDR notation (`192.168.5.0/24`)";
+    return std::nullopt;
+  }
+  std::optional<Address> address = parse_address(s.substr(0, slash));
+  if (!address) {
+    why = "an IPv4 address (`192.168.5.1`) or an IPv6 address (`fd00::1`)";
+    return std::nullopt;
+  }
+  Network n{*address, address->v6 ? 128u : 32u};
+  if (slash != std::string_view::npos) {
+    std::string_view digits = s.substr(slash + 1);
+    unsigned prefix = 0;
+    for (char c : digits) prefix = prefix * 10 + unsigned(c - '0');  // 1-3 digits: the schema
+    if (digits.empty() || prefix > n.prefix) {
+      why = std::string("a prefix length of at most ") + (address->v6 ? "128" : "32");
+      return std::nullopt;
+    }
+    n.prefix = prefix;
+  }
+  return n;
+}
+
+bool contains(const Network& outer, const Network& inner) {
+  if (outer.address.v6 != inner.address.v6 || inner.prefix < outer.prefix) return false;
+  for (unsigned bit = 0; bit < outer.prefix; ++bit) {
+    unsigned byte = bit / 8, mask = 0x80u >> (bit % 8);
+    if ((outer.address.bytes[byte] & mask) != (inner.address.bytes[byte] & mask)) return false;
+  }
+  return true;
+}
+
+void check_ipam(const Value* ipam, Diagnostics& diagnostics) {
+  const Value* range = child(ipam, "range");
+  std::optional<Network> network;
+  std::string why;
+  if (range) {
+    network = parse_cidr(range->text, false, why);
+    if (!network) {
+      diagnostics.report(Code::E0421, range->range, "`" + range->text + "` is not a valid range",
+                         "expected " + why);
+    }
+  }
+  const Value* exclude = child(ipam, "exclude");
+  for (const ValuePtr& item : exclude ? exclude->items : std::vector<ValuePtr>{}) {
+    std::optional<Network> excluded = parse_cidr(item->text, true, why);
+    if (!excluded) {
+      diagnostics.report(Code::E0421, item->range, "`" + item->text + "` is not a valid address",
+                         "expected " + why);
+    } else if (network && !contains(*network, *excluded)) {
+      Diagnostic& d =
+          diagnostics.report(Code::E0421, item->range,
+                             "`" + item->text + "` lies outside the range `" + range->text + "`",
+                             "excluded addresses are within `range`");
+      d.notes.push_back({"the range", range->range});
+    }
+  }
+}
+
+void check_networks(const Value* cluster, Diagnostics& diagnostics) {
+  const Value* network = child(cluster, "network");
+  const Value* rails = child(child(network, "rdma"), "rails");
+  for (const ValuePtr& rail : rails ? rails->items : std::vector<ValuePtr>{}) {
+    check_interface(rail->get("interface"), diagnostics);
+    check_ipam(rail->get("ipam"), diagnostics);
+  }
+  const Value* tcp = child(child(network, "tcp"), "interfaces");
+  for (const ValuePtr& name : tcp ? tcp->items : std::vector<ValuePtr>{}) {
+    check_interface(name.get(), diagnostics);
+  }
+}
+
+void check_nodes(const Value* cluster, Diagnostics& diagnostics) {
+  const Value* nodes = child(cluster, "nodes");
+  std::map<std::string, SourceRange> seen;
+  for (const ValuePtr& node : nodes ? nodes->items : std::vector<ValuePtr>{}) {
+    auto [it, fresh] = seen.emplace(node->text, node->range);
+    if (!fresh) {
+      Diagnostic& d =
+          diagnostics.report(Code::E0422, node->range, "node `" + node->text + "` is pinned twice",
+                             "two pods would want the same node");
+      d.notes.push_back({"first pinned here", it->second});
+    }
+  }
+}
+
+// --- Labels ------------------------------------------------------------------------------
+
+// k8s.io/apimachinery/pkg/util/validation: IsQualifiedName (an optional DNS-1123 subdomain
+// prefix of at most 253 characters and `/`, then a name of at most 63 characters matching
+// qualifiedNameFmt) and IsValidLabelValue (empty, or at most 63 characters of that form).
+const Pattern& label_name() {
+  static const Pattern p = Pattern::literal(R"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])");
+  return p;
+}
+const Pattern& dns_subdomain() {
+  static const Pattern p =
+      Pattern::literal(R"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)");
+  return p;
+}
+
+bool is_qualified_name(std::string_view key) {
+  std::size_t slash = key.find('/');
+  std::string_view name = slash == std::string_view::npos ? key : key.substr(slash + 1);
+  if (slash != std::string_view::npos) {
+    std::string_view prefix = key.substr(0, slash);
+    if (prefix.empty() || prefix.size() > 253 || !dns_subdomain().matches(prefix)) return false;
+  }
+  return !name.empty() && name.size() <= 63 && label_name().matches(name);
+}
+
+bool is_label_value(std::string_view value) {
+  return value.empty() || (value.size() <= 63 && label_name().matches(value));
+}
+
+std::string excerpt(const std::string& text) {
+  return text.size() <= 64 ? text : text.substr(0, 61) + "...";
+}
+
+void check_labels(const Value& env, Diagnostics& diagnostics) {
+  const Value* labels = env.get("labels");
+  for (const Slot& slot : labels ? labels->slots : std::vector<Slot>{}) {
+    SourceRange at = slot.assigned.valid() ? slot.assigned : labels->range;
+    if (!is_qualified_name(slot.name)) {
+      diagnostics.report(
+          Code::E0318, at,
+          "label key `" + excerpt(slot.name) + "` is not a Kubernetes qualified name",
+          "`[prefix/]name`: a name of at most 63 characters, alphanumeric at both "
+          "ends, with `-_.` inside");
+    }
+    if (!is_label_value(slot.value->text)) {
+      diagnostics.report(
+          Code::E0318, slot.value->range,
+          "label value `" + excerpt(slot.value->text) + "` is not a Kubernetes label value",
+          "at most 63 characters, alphanumeric at both ends, with `-_.` inside");
+    }
+  }
+}
+
+// --- final -------------------------------------------------------------------------------
+
+// `final` in a cluster profile locks a storage field for every declaration that extends it;
+// an env's `storage` override reaches the same field from the side and must respect it too.
+void check_final_storage(const Value& env, const Value* cluster, Diagnostics& diagnostics) {
+  const Value* override_block = env.get("storage");
+  const Value* storage = child(cluster, "storage");
+  if (!override_block || !storage) return;
+  for (const Slot& slot : override_block->slots) {
+    const Slot* locked = storage->slot(slot.name);
+    if (!locked || !locked->final_at.valid() || locked->value->text == slot.value->text) continue;
+    Diagnostic& d = diagnostics.report(
+        Code::E0319, slot.assigned.valid() ? slot.assigned : slot.value->range,
+        "env overrides `storage." + slot.name + "`, which the cluster made final");
+    d.notes.push_back({"made final here", locked->final_at});
+  }
+}
+
+}  // namespace
+
+void check_hygiene(const Value& env, Diagnostics& diagnostics) {
+  const Value* cluster = env.get("cluster");
+  if (const Value* image = env.get("image"); image && image->kind == Value::Kind::Block) {
+    check_image(*image, diagnostics);
+  }
+  check_resources(env, diagnostics);
+  check_networks(cluster, diagnostics);
+  check_nodes(cluster, diagnostics);
+  check_labels(env, diagnostics);
+  check_final_storage(env, cluster, diagnostics);
+}
+
+}  // namespace mlenv::check

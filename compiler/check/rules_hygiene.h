@@ -1,0 +1,15 @@
+#pragma once
+// Rules on the values that reach a Dockerfile, a Linux interface, an IPAM configuration or a
+// Kubernetes label (E0312-E0319, E0420-E0422): what would otherwise break or change the
+// meaning of the emitted text is refused at check.
+
+#include "compiler/check/value.h"
+#include "compiler/diag/diagnostic.h"
+
+namespace mlenv::check {
+
+/// Checks the merged value of one env (its cluster and image resolved) and reports each rule
+/// it breaks.
+void check_hygiene(const Value& env, Diagnostics& diagnostics);
+
+}  // namespace mlenv::check
