@@ -9,9 +9,12 @@ namespace {
 
 std::string_view severity_word(Severity severity) {
   switch (severity) {
-    case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
-    case Severity::Note: return "note";
+    case Severity::Error:
+      return "error";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Note:
+      return "note";
   }
   return "error";
 }
@@ -24,16 +27,17 @@ void render_snippet(std::ostream& out, const SourceFile& file, SourceRange range
   std::string_view line = file.line(start.line);
   std::string number = std::to_string(start.line);
   std::string gutter(number.size(), ' ');
-  std::size_t width = stop.line == start.line ? stop.column - start.column + 1
-                                              : line.size() + 1 - std::min<std::size_t>(
-                                                                      line.size(), start.column - 1);
+  std::size_t width = stop.line == start.line
+                          ? stop.column - start.column + 1
+                          : line.size() + 1 - std::min<std::size_t>(line.size(), start.column - 1);
   width = std::max<std::size_t>(width, 1);
   std::string pad;
   for (std::size_t i = 0; i + 1 < start.column && i < line.size(); ++i) {
     pad += line[i] == '\t' ? '\t' : ' ';
   }
-  out << gutter << " |\n" << number << " | " << line << "\n" << gutter << " | " << pad
-      << std::string(width, '^');
+  out << gutter << " |\n"
+      << number << " | " << line << "\n"
+      << gutter << " | " << pad << std::string(width, '^');
   if (!label.empty()) out << ' ' << label;
   out << '\n';
 }
@@ -47,8 +51,7 @@ std::string location(const SourceManager& sources, SourceRange range) {
 
 }  // namespace
 
-void render_text(std::ostream& out, const SourceManager& sources, const Diagnostic& d,
-                 bool color) {
+void render_text(std::ostream& out, const SourceManager& sources, const Diagnostic& d, bool color) {
   const char* bold = color ? "\033[1m" : "";
   const char* reset = color ? "\033[0m" : "";
   const char* tint = !color ? "" : d.severity == Severity::Error ? "\033[1;31m" : "\033[1;33m";
@@ -73,11 +76,21 @@ std::string json_escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
           char buffer[8];
@@ -86,6 +99,34 @@ std::string json_escape(std::string_view text) {
         } else {
           out += c;
         }
+    }
+  }
+  return out;
+}
+
+std::string printable(std::string_view text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  auto escape = [&out](unsigned code) {
+    char buffer[8];
+    std::snprintf(buffer, sizeof buffer, "\\u%04x", code);
+    out += buffer;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' && keep_newlines) {
+      out += '\n';
+    } else if (c < 0x20 || c == 0x7f) {
+      escape(c);
+    } else if (c == 0xc2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      escape(static_cast<unsigned char>(text[++i]));  // C1 as UTF-8 (U+0080..U+009F)
+    } else if (c >= 0x80 && c <= 0x9f &&
+               (i == 0 || static_cast<unsigned char>(text[i - 1]) < 0x80)) {
+      escape(c);  // a lone C1 byte, which 8-bit terminals read as CSI and the like
+    } else {
+      out += static_cast<char>(c);
     }
   }
   return out;
@@ -110,9 +151,9 @@ void json_range(std::ostream& out, const SourceManager& sources, SourceRange ran
 }  // namespace
 
 void render_json(std::ostream& out, const SourceManager& sources, const Diagnostic& d) {
-  out << "{\"code\":\"" << code_info(d.code).id << "\",\"severity\":\""
-      << severity_word(d.severity) << "\",\"message\":\"" << json_escape(d.message)
-      << "\",\"label\":\"" << json_escape(d.label) << "\",\"range\":";
+  out << "{\"code\":\"" << code_info(d.code).id << "\",\"severity\":\"" << severity_word(d.severity)
+      << "\",\"message\":\"" << json_escape(d.message) << "\",\"label\":\"" << json_escape(d.label)
+      << "\",\"range\":";
   json_range(out, sources, d.range);
   out << ",\"notes\":[";
   for (std::size_t i = 0; i < d.notes.size(); ++i) {

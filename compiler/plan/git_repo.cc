@@ -130,6 +130,14 @@ ObjectId Repository::commit_tree(const ObjectId& commit) const {
   return from_oid(*git_commit_tree_id(object.ptr));
 }
 
+std::string Repository::commit_message(const ObjectId& commit) const {
+  CommitPtr object;
+  git_oid oid = to_oid(commit);
+  check(git_commit_lookup(&object.ptr, repo_, &oid), "reading a commit");
+  const char* text = git_commit_message(object.ptr);
+  return text == nullptr ? std::string() : std::string(text);
+}
+
 std::optional<ObjectId> Repository::subtree(const ObjectId& tree, const std::string& path) const {
   if (path.empty()) return tree;
   TreePtr root;

@@ -59,6 +59,8 @@ class Repository {
   std::vector<std::string> refs_matching(const std::string& glob) const;
   /// The tree of a commit.
   ObjectId commit_tree(const ObjectId& commit) const;
+  /// The message of a commit.
+  std::string commit_message(const ObjectId& commit) const;
   /// The tree at `path` inside `tree` ("" is `tree` itself), or nullopt if absent.
   std::optional<ObjectId> subtree(const ObjectId& tree, const std::string& path) const;
   /// Adds every blob under `tree` to `out`, by id only, with paths prefixed by `prefix`.

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "compiler/plan/differ.h"
+#include "compiler/plan/replace_rules.h"
 #include "compiler/plan/summary.h"
 #include "tests/plan/support.h"
 
@@ -45,6 +46,28 @@ TEST_CASE("an edit shows exactly the changed fields", "[plan]") {
         "      ~ spec.replicas: 2 -> 4\n"
         "\n"
         "Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.\n");
+}
+
+TEST_CASE("a changed run is a replace: a Job's pod template is immutable", "[plan]") {
+  // Kubernetes rejects updates of a Job's spec.template ("field is immutable"): a run whose
+  // spec changes is a new run, deleted and created again by apply.
+  FakeEnv env = typical_env();
+  env.objects.push_back({"batch/v1", "Job", "trainer",
+                         "spec:\n  completions: 2\n  template:\n    spec:\n      containers:\n"
+                         "      - name: main\n        command: [python, train.py]\n",
+                         10, false});
+  PlanTree before = tree_from_output(render({env}));
+  std::string& body = object(env, "Job", "trainer").body;
+  body.replace(body.find("train.py"), 8, "train2.py");
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  REQUIRE(diff.changes.size() == 1);
+  CHECK(diff.changes[0].action == Action::Replace);
+  CHECK(diff.changes[0].reason == "run spec changed");
+  CHECK(text(diff).find("-/+ barcelona/ml-dev-env/Job/trainer\n") != std::string::npos);
+  CHECK(text(diff).find("# forces replacement: run spec changed") != std::string::npos);
+  // Labels change in place; every spec field is the run's.
+  CHECK(replace_reason("Job", "metadata.labels.team").empty());
+  CHECK(replace_reason("Job", "spec.parallelism") == "run spec changed");
 }
 
 TEST_CASE("list items with names are addressed by name, odd keys are bracketed", "[plan]") {
