@@ -20,6 +20,23 @@ void report_git(Diagnostics& diagnostics, const std::exception& error) {
   diagnostics.report(Code::E0604, {}, error.what());
 }
 
+// A directory plan may write into: missing, empty, or holding a plan (an env directory
+// `<cluster>/<env>/plan.json` on disk or committed). Plan owns what it writes there and
+// deletes what it no longer renders, so it never takes over a directory of the user's.
+bool plan_directory(const fs::path& dir, const PlanTree& committed) {
+  std::error_code error;
+  if (!fs::exists(dir, error) || fs::is_empty(dir, error)) return true;
+  for (const auto& [path, entry] : committed.entries()) {
+    if (path.ends_with("/plan.json")) return true;
+  }
+  for (const fs::directory_entry& cluster : fs::directory_iterator(dir, error)) {
+    for (const fs::directory_entry& env : fs::directory_iterator(cluster.path(), error)) {
+      if (fs::is_regular_file(env.path() / "plan.json", error)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void report_stale_check(const std::string& prefix, const std::string& source,
@@ -43,13 +60,17 @@ std::unique_ptr<PlanSession> PlanSession::open(const std::string& out_dir,
     return nullptr;
   }
   fs::path workdir = fs::weakly_canonical(session->repo_->workdir());
-  fs::path plan_dir = out_dir.empty() ? workdir / "plans" : fs::weakly_canonical(start);
+  // The default plan directory is resolved like --out: a `plans` link to a directory outside
+  // the work tree is refused below (E0605), never written through.
+  fs::path plan_dir = fs::weakly_canonical(out_dir.empty() ? workdir / "plans" : start);
   fs::path relative = plan_dir.lexically_relative(workdir);
   std::string prefix = relative.generic_string();
   if (relative.empty() || prefix == "." || prefix.starts_with("..") || prefix == ".git" ||
       prefix.starts_with(".git/")) {
     diagnostics.report(Code::E0605, {},
-                       "the plan directory `" + out_dir + "` is not inside the work tree",
+                       "the plan directory `" + (out_dir.empty() ? "plans" : out_dir) +
+                           "` is not inside the work tree" +
+                           (out_dir.empty() ? " (it is a link to " + plan_dir.string() + ")" : ""),
                        "the plan is committed, so it must live in the repository");
     return nullptr;
   }
@@ -64,6 +85,12 @@ std::unique_ptr<PlanSession> PlanSession::open(const std::string& out_dir,
     session->committed_ = session->repo_->plan_tree(plan_tree);
   } catch (const GitError& error) {
     report_git(diagnostics, error);
+    return nullptr;
+  }
+  if (!out_dir.empty() && !plan_directory(plan_dir, session->committed_)) {
+    diagnostics.report(Code::E0608, {},
+                       "`" + out_dir + "` is a directory of other files, not a plan directory",
+                       "name a new or empty directory, or one that holds a plan");
     return nullptr;
   }
   return session;

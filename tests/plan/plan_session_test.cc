@@ -203,5 +203,71 @@ TEST_CASE("plan without commit writes the work tree only, and a committed plan c
   CHECK(!plan(dir.path(), render({edited}), false).diff.empty());  // --check: stale
 }
 
+TEST_CASE("plan never writes through a committed symbolic link", "[plan]") {
+  TempDir dir;
+  TempDir outside;
+  init_repo(dir.path());
+  write_file(outside.path() + "/authorized_keys", "ssh-ed25519 AAAA user\n");
+  FakeEnv env = typical_env();
+  plan(dir.path(), render({env}));
+  user_commit_symlink(dir.path(), "plans/barcelona/ml-dev-env/Dockerfile",
+                      outside.path() + "/authorized_keys", "link");
+  env.files["Dockerfile"] = "FROM base\nRUN attacker\n";
+  Planned second = plan(dir.path(), render({env}));
+  REQUIRE(second.commit);
+  CHECK(read_file(outside.path() + "/authorized_keys") == "ssh-ed25519 AAAA user\n");
+  const std::string dockerfile = dir.path() + "/plans/barcelona/ml-dev-env/Dockerfile";
+  CHECK(!std::filesystem::is_symlink(std::filesystem::symlink_status(dockerfile)));
+  CHECK(read_file(dockerfile) == "FROM base\nRUN attacker\n");
+  CHECK(show(dir.path(), "HEAD", "plans/barcelona/ml-dev-env/Dockerfile") ==
+        "FROM base\nRUN attacker\n");
+  // A linked directory on the way is replaced, not followed.
+  std::filesystem::remove_all(dir.path() + "/plans/barcelona/ml-dev-env");
+  std::filesystem::create_directory_symlink(outside.path(),
+                                            dir.path() + "/plans/barcelona/ml-dev-env");
+  env.files["Dockerfile"] = "FROM base\nRUN again\n";
+  plan(dir.path(), render({env}));
+  CHECK(!std::filesystem::exists(outside.path() + "/Dockerfile"));
+  CHECK(std::filesystem::is_directory(
+      std::filesystem::symlink_status(dir.path() + "/plans/barcelona/ml-dev-env")));
+}
+
+TEST_CASE("a plans link to a directory outside the work tree is refused", "[plan]") {
+  TempDir dir;
+  TempDir outside;
+  init_repo(dir.path());
+  std::filesystem::create_directory_symlink(outside.path(), dir.path() + "/plans");
+  ChangeDir in(dir.path());
+  Diagnostics diagnostics;
+  CHECK(!PlanSession::open("", diagnostics));
+  CHECK(diagnostics.has_errors());
+  CHECK(diagnostics.all()[0].code == Code::E0605);
+  CHECK(std::filesystem::is_empty(outside.path()));
+}
+
+TEST_CASE("plan --out into a directory of the user's files is refused", "[plan]") {
+  TempDir dir;
+  init_repo(dir.path());
+  user_commit(dir.path(), {{"docs/barcelona/ml-dev-env/notes.md", "mine\n"}}, "docs");
+  ChangeDir in(dir.path());
+  Diagnostics diagnostics;
+  CHECK(!PlanSession::open("docs", diagnostics));
+  REQUIRE(diagnostics.has_errors());
+  CHECK(diagnostics.all()[0].code == Code::E0608);
+  CHECK(read_file(dir.path() + "/docs/barcelona/ml-dev-env/notes.md") == "mine\n");
+  // New, empty, and plan directories are fine.
+  Diagnostics fine;
+  CHECK(PlanSession::open("new-plans", fine));
+  std::filesystem::create_directory(dir.path() + "/empty");
+  CHECK(PlanSession::open("empty", fine));
+  auto session = PlanSession::open("plans", fine);
+  REQUIRE(session);
+  session->diff(tree_from_output(render({typical_env()})), "cluster.mlenv", fine);
+  session->commit("plan\n", fine);
+  session->write_worktree(true, fine);
+  CHECK(PlanSession::open("plans", fine));
+  CHECK(!fine.has_errors());
+}
+
 }  // namespace
 }  // namespace mlenv::plan
