@@ -296,4 +296,17 @@ void Repository::update_index(const std::vector<std::string>& paths,
   check(git_index_write(index.ptr), "writing the index");
 }
 
+std::map<std::string, ObjectId> Repository::index_entries(const std::string& prefix) const {
+  IndexPtr index;
+  check(git_repository_index(&index.ptr, repo_), "opening the index");
+  check(git_index_read(index.ptr, 0), "reading the index");
+  std::map<std::string, ObjectId> out;
+  for (std::size_t i = 0; i < git_index_entrycount(index.ptr); ++i) {
+    const git_index_entry* entry = git_index_get_byindex(index.ptr, i);
+    std::string_view path(entry->path);
+    if (path.starts_with(prefix + "/")) out.emplace(path, from_oid(entry->id));
+  }
+  return out;
+}
+
 }  // namespace mlenv::plan

@@ -2,6 +2,7 @@
 // The only place that talks to libgit2. Plan commits are built in memory from HEAD's tree with
 // only the plan directory replaced, and refs move by compare-and-swap, never by force.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -84,6 +85,8 @@ class Repository {
   /// user left them.
   void update_index(const std::vector<std::string>& paths,
                     const std::vector<std::optional<ObjectId>>& ids = {});
+  /// The index entries under directory `prefix` (relative to the work tree): path → blob id.
+  std::map<std::string, ObjectId> index_entries(const std::string& prefix) const;
 
  private:
   explicit Repository(git_repository* repo) : repo_(repo) {}

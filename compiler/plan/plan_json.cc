@@ -131,10 +131,14 @@ std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& 
 }
 
 std::string plan_json_source(std::string_view text) {
-  constexpr std::string_view kKey = "\"source\":";
-  std::size_t at = text.find(kKey);
+  return plan_json_string(text, "source");
+}
+
+std::string plan_json_string(std::string_view text, std::string_view key) {
+  const std::string quoted = "\"" + std::string(key) + "\":";
+  std::size_t at = text.find(quoted);
   if (at == std::string_view::npos) return {};
-  std::size_t open = text.find('"', at + kKey.size());
+  std::size_t open = text.find('"', at + quoted.size());
   if (open == std::string_view::npos) return {};
   std::string out;
   for (std::size_t i = open + 1; i < text.size(); ++i) {

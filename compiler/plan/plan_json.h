@@ -77,6 +77,10 @@ std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& 
 /// disappeared from a render, to know whether this source owned it); "" if absent.
 std::string plan_json_source(std::string_view text);
 
+/// The first string member `key` of a plan.json without parsing it ("" if absent): for the
+/// top-level keys written before `objects` (`env`, `namespace`).
+std::string plan_json_string(std::string_view text, std::string_view key);
+
 /// The API group of an apiVersion ("apps/v1" -> "apps", "v1" -> "").
 std::string api_group(std::string_view api_version);
 

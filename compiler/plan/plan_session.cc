@@ -37,6 +37,45 @@ bool plan_directory(const fs::path& dir, const PlanTree& committed) {
   return false;
 }
 
+// Env name and namespace of a plan.json (its top-level keys, written before `objects`).
+std::pair<std::string, std::string> env_identity(const std::string& text) {
+  return {plan_json_string(text, "env"), plan_json_string(text, "namespace")};
+}
+
+// Two programs that plan the same env name into one namespace (or the same `<cluster>/<env>`)
+// would apply the same StatefulSet, claims and Routes with the same field manager, each
+// silently overwriting the other: E0609 for every rendered env another source already plans.
+bool refuse_collisions(const PlanTree& fresh, const PlanTree& committed, const std::string& source,
+                       Diagnostics& diagnostics) {
+  std::map<std::pair<std::string, std::string>, std::string> others;  // identity -> unit
+  for (const std::string& unit : units_of(committed)) {
+    if (is_admin_unit(unit)) continue;
+    std::optional<std::string> text = committed.read(unit + "/plan.json");
+    if (text && plan_json_source(*text) != source) others[env_identity(*text)] = unit;
+  }
+  bool clear = true;
+  for (const std::string& unit : units_of(fresh)) {
+    std::optional<std::string> mine = fresh.read(unit + "/plan.json");
+    if (is_admin_unit(unit) || !mine) continue;
+    auto identity = env_identity(*mine);
+    auto it = others.find(identity);
+    std::string theirs_unit = it != others.end() ? it->second : std::string();
+    for (const auto& [other_identity, other_unit] : others) {
+      if (other_unit == unit) theirs_unit = unit;
+    }
+    if (theirs_unit.empty()) continue;
+    std::string theirs = plan_json_source(*committed.read(theirs_unit + "/plan.json"));
+    Diagnostic& d = diagnostics.report(Code::E0609, {},
+                                       "env `" + unit + "` (namespace `" + identity.second +
+                                           "`) collides with `" + theirs_unit + "`, planned by `" +
+                                           theirs + "`",
+                                       "rename the env, or plan it into another namespace");
+    d.notes.push_back({"two programs would overwrite each other's objects on the cluster", {}});
+    clear = false;
+  }
+  return clear;
+}
+
 }  // namespace
 
 void report_stale_check(const std::string& prefix, const std::string& source,
@@ -118,6 +157,7 @@ std::optional<PlanDiff> PlanSession::diff(PlanTree fresh, const std::string& sou
         foreign_clusters.insert(cluster_of(unit));
       }
     }
+    if (!refuse_collisions(fresh_, committed_, source, diagnostics)) return std::nullopt;
     // A cluster's `_admin` files are shared by its envs: this render removes stale ones only
     // when no env of another source remains in that cluster.
     for (const std::string& unit : admin_units) {
@@ -201,15 +241,16 @@ bool PlanSession::write_worktree(bool update_index, Diagnostics& diagnostics) {
   }
   try {
     std::vector<std::string> touched = write_plan_files(workdir() + prefix_, fresh_, removed);
-    if (update_index && !updates_.empty()) {
-      std::vector<std::string> paths;
-      std::vector<std::optional<ObjectId>> ids;
+    std::vector<std::string> paths;
+    std::vector<std::optional<ObjectId>> ids;
+    if (update_index) {
       for (const TreeUpdate& update : updates_) {
         paths.push_back(prefix_ + "/" + update.path);
         ids.push_back(update.blob);
       }
-      repo_->update_index(paths, ids);
     }
+    stale_index_entries(paths, ids);
+    if (!paths.empty()) repo_->update_index(paths, ids);
     return true;
   } catch (const std::exception& error) {
     Diagnostic& d = diagnostics.report(Code::E0604, {}, error.what());
@@ -219,6 +260,23 @@ bool PlanSession::write_worktree(bool update_index, Diagnostics& diagnostics) {
            {}});
     }
     return false;
+  }
+}
+
+// A plan that committed and then could not update the index (a held index.lock, a full disk, a
+// read-only directory) left the index holding the previous plan: `git status` shows the plan
+// reverted, and the user's next `git commit` would revert it silently. Every rendered file that
+// HEAD holds as rendered gets HEAD's blob back in the index (the work tree was just written).
+void PlanSession::stale_index_entries(std::vector<std::string>& paths,
+                                      std::vector<std::optional<ObjectId>>& ids) const {
+  std::map<std::string, ObjectId> index = repo_->index_entries(prefix_);
+  for (const auto& [path, entry] : fresh_.entries()) {
+    const PlanEntry* head = committed_.find(path);
+    if (head == nullptr || head->id != entry.id) continue;  // not committed as rendered
+    auto it = index.find(prefix_ + "/" + path);
+    if (it != index.end() && it->second == entry.id) continue;
+    paths.push_back(prefix_ + "/" + path);
+    ids.push_back(entry.id);
   }
 }
 

@@ -51,7 +51,7 @@ TEST_CASE("golden E0601 E0605 E0608: where the plan directory may be", "[golden]
   golden("E0608", rendered(taken, dir.path()));
 }
 
-TEST_CASE("golden E0602 E0603 E0604 E0606: committing a plan", "[golden]") {
+TEST_CASE("golden E0602 E0603 E0604 E0606 E0609: committing a plan", "[golden]") {
   TempDir dir;
   init_repo(dir.path());
   ChangeDir in(dir.path());
@@ -67,6 +67,14 @@ TEST_CASE("golden E0602 E0603 E0604 E0606: committing a plan", "[golden]") {
   Diagnostics stale;
   report_stale_check("plans", "cluster.mlenv", stale);
   golden("E0606", rendered(stale, dir.path()));
+
+  FakeEnv twin = typical_env();
+  twin.cluster = "madrid";
+  twin.source = "twin.mlenv";
+  Diagnostics collision;
+  auto fifth = PlanSession::open("", collision);
+  CHECK(!fifth->diff(tree_from_output(render({twin})), "twin.mlenv", collision));
+  golden("E0609", rendered(collision, dir.path()));
 
   write_file(dir.path() + "/.git/index.lock", "");
   Diagnostics locked;
