@@ -35,8 +35,17 @@ void render_snippet(std::ostream& out, const SourceFile& file, SourceRange range
   for (std::size_t i = 0; i + 1 < start.column && i < line.size(); ++i) {
     pad += line[i] == '\t' ? '\t' : ' ';
   }
+  // Control characters of the source (an ESC or CR inside a string) are shown escaped; tabs
+  // stay, so the caret lines up.
+  std::string shown;
+  for (std::size_t at = 0; at <= line.size();) {
+    std::size_t tab = std::min(line.find('\t', at), line.size());
+    shown += printable(line.substr(at, tab - at));
+    if (tab < line.size()) shown += '\t';
+    at = tab + 1;
+  }
   out << gutter << " |\n"
-      << number << " | " << line << "\n"
+      << number << " | " << shown << "\n"
       << gutter << " | " << pad << std::string(width, '^');
   if (!label.empty()) out << ' ' << label;
   out << '\n';
@@ -58,14 +67,14 @@ void render_text(std::ostream& out, const SourceManager& sources, const Diagnost
   std::string where = location(sources, d.range);
   out << bold << (where.empty() ? "mlenvc" : where) << ": " << reset << tint
       << severity_word(d.severity) << '[' << code_info(d.code).id << "]" << reset << bold << ": "
-      << d.message << reset << '\n';
+      << printable(d.message) << reset << '\n';
   if (d.range.valid()) {
-    render_snippet(out, sources.file(d.range.file), d.range, d.label);
+    render_snippet(out, sources.file(d.range.file), d.range, printable(d.label));
   } else if (!d.label.empty()) {
-    out << "   = " << d.label << '\n';
+    out << "   = " << printable(d.label) << '\n';
   }
   for (const DiagnosticNote& note : d.notes) {
-    out << "   = note: " << note.message;
+    out << "   = note: " << printable(note.message);
     if (note.range.valid()) out << " (" << location(sources, note.range) << ")";
     out << '\n';
   }

@@ -99,8 +99,9 @@ std::string commit_message(const std::string& source, const std::string& prefix,
   plan::render_summary_text(body, diff);
   std::string line = plan::summary_line(diff);
   std::ostringstream message;
-  message << "mlenvc plan " << source << ": " << line.substr(6, line.size() - 7) << "\n\n"
-          << "Source: " << source << "\nPlan-Directory: " << prefix << "\n\n"
+  message << "mlenvc plan " << printable(source) << ": " << line.substr(6, line.size() - 7)
+          << "\n\nSource: " << printable(source) << "\nPlan-Directory: " << printable(prefix)
+          << "\n\n"
           << body.str();
   return message.str();
 }
@@ -181,10 +182,11 @@ int run_plan(const Args& args) {
       std::cout << "\nSince the last apply of " << env.unit << " (refs/mlenv/applied/" << env.unit
                 << "):\n";
       for (const plan::Change& change : env.diff.changes) {
-        std::cout << "  " << plan::action_name(change.action) << ' ' << change.address << '\n';
+        std::cout << "  " << plan::action_name(change.action) << ' ' << printable(change.address)
+                  << '\n';
       }
       for (const plan::FileChange& file : env.diff.files) {
-        std::cout << "  " << plan::action_name(file.action) << ' ' << file.path << '\n';
+        std::cout << "  " << plan::action_name(file.action) << ' ' << printable(file.path) << '\n';
       }
     }
     if (commit) {

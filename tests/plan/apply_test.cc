@@ -136,6 +136,18 @@ TEST_CASE("a dry run shows the Secret as random bytes and runs nothing", "[apply
         std::string::npos);
 }
 
+TEST_CASE("commands are shown with control characters escaped", "[apply]") {
+  ApplyFixture f;
+  f.env.secrets = {R"({"name": "cookie\u001b[2K\r", "key": "k", "random_bytes": 16})"};
+  f.commit_plan();
+  ApplyRequest request;
+  request.dry_run = true;
+  REQUIRE(f.apply(request) == 0);
+  CHECK(f.out.find('\x1b') == std::string::npos);
+  CHECK(f.out.find('\r') == std::string::npos);
+  CHECK(f.out.find("get secret 'cookie\\u001b[2K\\u000d' -n nccl-test") != std::string::npos);
+}
+
 TEST_CASE("a missing namespace stops apply before any change", "[apply]") {
   ApplyFixture f;
   f.reply({"get namespace|0|"}, true);

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "compiler/diag/render.h"
 #include "compiler/plan/differ.h"
 #include "compiler/plan/replace_rules.h"
 #include "compiler/plan/summary.h"
@@ -149,6 +150,34 @@ TEST_CASE("json summary", "[plan]") {
         "route-ml-dev-env-jupyter.yaml\","
         "\"fields\":[]}],\"files\":[],\"inputs_changed\":0,\"create\":0,\"update\":0,\"replace\":0,"
         "\"delete\":1}\n");
+}
+
+TEST_CASE("control characters from values are escaped in the summary and diagnostics", "[plan]") {
+  // ESC and CR let a value rewrite the terminal: "\e[2K\r" erases the line and prints anew.
+  FakeEnv env = typical_env();
+  PlanTree before = tree_from_output(render({env}));
+  std::string& body = object(env, "StatefulSet", "ml-dev-env").body;
+  body.replace(body.find("value: \"8080\""), 13, "value: \"8080\\e[2K\\rNo changes.\\u009b\"");
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  std::string summary = text(diff);
+  CHECK(summary.find('\x1b') == std::string::npos);
+  CHECK(summary.find('\r') == std::string::npos);
+  CHECK(summary.find("\xc2\x9b") == std::string::npos);
+  CHECK(summary.find("8080\\u001b[2K\\u000dNo changes.\\u009b") != std::string::npos);
+  Diagnostic d;
+  d.code = Code::E0607;
+  d.message = "bad \x1b]0;title\x07 value";
+  d.label = "line\rover";
+  d.notes.push_back({"del\x7f", {}});
+  std::ostringstream out;
+  SourceManager none;
+  render_text(out, none, d);
+  CHECK(out.str() ==
+        "mlenvc: error[E0607]: bad \\u001b]0;title\\u0007 value\n"
+        "   = line\\u000dover\n"
+        "   = note: del\\u007f\n");
+  CHECK(printable("caf\xc3\xa9 \xe2\x82\xac\ttab") == "caf\xc3\xa9 \xe2\x82\xac\\u0009tab");
+  CHECK(printable("a\nb", true) == "a\nb");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "compiler/base/file_system.h"
 #include "compiler/base/version.h"
+#include "compiler/diag/render.h"
 #include "compiler/plan/apply/runner.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/worktree.h"
@@ -299,7 +300,7 @@ class StepRunner {
   }
 
   void show(const std::vector<std::string>& command, const std::string& suffix = {}) {
-    out_ << "$ " << shell_words(command) << suffix << '\n';
+    out_ << "$ " << printable(shell_words(command)) << printable(suffix) << '\n';
     out_.flush();
   }
 
@@ -407,7 +408,8 @@ class StepRunner {
       if (!call(step, step.then, "", false)) {
         show(argv(step.client, step.on_failure));
         RunResult log = run_command(argv(step.client, step.on_failure), "", timeout_, true);
-        out_ << log.output << (log.output.ends_with('\n') || log.output.empty() ? "" : "\n");
+        std::string tail = printable(log.output, true);
+        out_ << tail << (tail.ends_with('\n') || tail.empty() ? "" : "\n");
         return false;
       }
     }
