@@ -571,7 +571,7 @@ TEST_CASE("apply --wait gives up at --timeout", "[apply]") {
   CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
 }
 
-TEST_CASE("--timeout bounds every client call, not only builds and rollouts", "[apply]") {
+TEST_CASE("apply --timeout bounds every client call, not only builds and rollouts", "[apply]") {
   ApplyFixture f;
   setenv("MLENV_FAKE_SLEEP", "5", 1);
   setenv("MLENV_FAKE_SLEEP_ON", "-f -", 1);  // a hung `apply -f -`
