@@ -46,7 +46,7 @@ std::pair<std::string, std::string> env_identity(const std::string& text) {
 // would apply the same StatefulSet, claims and Routes with the same field manager, each
 // silently overwriting the other: E0609 for every rendered env another source already plans.
 bool refuse_collisions(const PlanTree& fresh, const PlanTree& committed, const std::string& source,
-                       Diagnostics& diagnostics) {
+                       const std::string& prefix, Diagnostics& diagnostics) {
   std::map<std::pair<std::string, std::string>, std::string> others;  // identity -> unit
   for (const std::string& unit : units_of(committed)) {
     if (is_admin_unit(unit)) continue;
@@ -70,6 +70,10 @@ bool refuse_collisions(const PlanTree& fresh, const PlanTree& committed, const s
                                            "`) collides with `" + theirs_unit + "`, planned by `" +
                                            theirs + "`",
                                        "rename the env, or plan it into another namespace");
+    d.notes.push_back({"if `" + theirs + "` was renamed to `" + source +
+                           "`, remove its plan first: `git rm -r " + prefix + "/" + theirs_unit +
+                           "`",
+                       {}});
     d.notes.push_back({"two programs would overwrite each other's objects on the cluster", {}});
     clear = false;
   }
@@ -157,7 +161,7 @@ std::optional<PlanDiff> PlanSession::diff(PlanTree fresh, const std::string& sou
         foreign_clusters.insert(cluster_of(unit));
       }
     }
-    if (!refuse_collisions(fresh_, committed_, source, diagnostics)) return std::nullopt;
+    if (!refuse_collisions(fresh_, committed_, source, prefix_, diagnostics)) return std::nullopt;
     // A cluster's `_admin` files are shared by its envs: this render removes stale ones only
     // when no env of another source remains in that cluster.
     for (const std::string& unit : admin_units) {

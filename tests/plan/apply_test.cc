@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "compiler/plan/apply/applyset.h"
 #include "compiler/plan/apply/runner.h"
 #include "tests/plan/apply_fixture.h"
 
@@ -599,6 +600,39 @@ TEST_CASE("durations are validated", "[apply]") {
   CHECK(f.apply(request) == 1);
   CHECK(f.commands().empty());
   CHECK(f.err.find("error[E0714]: --timeout=999999h is not a duration") != std::string::npos);
+}
+
+TEST_CASE("ApplySet identities include the program", "[apply]") {
+  // Two programs with an env of one name in one namespace get two ApplySets (KEP-3659 ids are
+  // of the parent's name), so neither prunes the other's objects.
+  ApplySetParent a = applyset_parent("ml-dev-env", "nccl-test", "team-a.mlenv");
+  ApplySetParent b = applyset_parent("ml-dev-env", "nccl-test", "team-b.mlenv");
+  CHECK(a.name.starts_with("applyset-ml-dev-env-"));
+  CHECK(a.name.size() == std::string("applyset-ml-dev-env-").size() + 8);
+  CHECK(a.id != b.id);
+  // A renamed program: what the record applied is pruned through its old ApplySet, whose
+  // parent then goes.
+  ApplyFixture f;
+  REQUIRE(f.apply() == 0);
+  const std::string old_parent = applyset_parent("ml-dev-env", "nccl-test", "cluster.mlenv").name;
+  const std::string old_id = applyset_parent("ml-dev-env", "nccl-test", "cluster.mlenv").id;
+  CHECK(read_file(f.log).find("\"name\":\"" + old_parent + "\"") != std::string::npos);
+  // plan refuses a committed env of another source (E0609): the old plan goes first.
+  user_remove(f.dir.path(), "plans/barcelona/ml-dev-env", "git mv cluster.mlenv renamed.mlenv");
+  f.env.source = "renamed.mlenv";
+  f.env.inputs = {{"renamed.mlenv", "v1"}};
+  f.env.objects.pop_back();  // the Route
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  std::vector<std::string> commands = f.commands();
+  CHECK(count(commands,
+              "oc delete routes.route.openshift.io -n nccl-test -l "
+              "applyset.k8s.io/part-of=" +
+                  old_id + " ") == 1);
+  CHECK(commands.back() ==
+        "oc delete configmap " + old_parent + " -n nccl-test --ignore-not-found --wait=true");
+  const std::string new_id = applyset_parent("ml-dev-env", "nccl-test", "renamed.mlenv").id;
+  CHECK(applied_json(read_file(f.log), "StatefulSet").find(new_id) != std::string::npos);
 }
 
 }  // namespace

@@ -104,6 +104,19 @@ void init_repo(const std::string& dir, bool empty) {
   if (!empty) user_commit(dir, {{"README.md", "# fleet\n"}}, "initial");
 }
 
+void user_remove(const std::string& dir, const std::string& path, const std::string& message) {
+  fs::remove_all(dir + "/" + path);
+  {
+    Repo r(dir);
+    git_index* index = nullptr;
+    check(git_repository_index(&index, r.repo), "index");
+    check(git_index_remove_directory(index, path.c_str(), 0), "remove");
+    check(git_index_write(index), "write index");
+    git_index_free(index);
+  }
+  user_commit(dir, {}, message);
+}
+
 void user_commit_symlink(const std::string& dir, const std::string& path, const std::string& target,
                          const std::string& message) {
   fs::create_directories(fs::path(dir + "/" + path).parent_path());

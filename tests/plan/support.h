@@ -41,6 +41,8 @@ std::string read_file(const std::string& path);
 /// through the index.
 void user_commit(const std::string& dir, const std::map<std::string, std::string>& files,
                  const std::string& message);
+/// Removes the directory `path` from the work tree and commits that, as `git rm -r` would.
+void user_remove(const std::string& dir, const std::string& path, const std::string& message);
 /// Commits a symbolic link at `path` pointing to `target`, through the index.
 void user_commit_symlink(const std::string& dir, const std::string& path, const std::string& target,
                          const std::string& message);

@@ -12,6 +12,7 @@
 #include "compiler/base/file_system.h"
 #include "compiler/base/version.h"
 #include "compiler/diag/render.h"
+#include "compiler/plan/apply/applyset.h"
 #include "compiler/plan/apply/runner.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/worktree.h"
@@ -25,16 +26,17 @@ constexpr const char* kAppliedRefs = "refs/mlenv/applied/";
 // other's objects as its own.
 constexpr const char* kAdminAppliedRefs = "refs/mlenv/applied-admin/";
 constexpr std::string_view kRuntimeTrailer = "Runtime-Tree: ";
+constexpr std::string_view kParentTrailer = "ApplySet-Parent: ";
 
 const char* applied_refs(bool admin) {
   return admin ? kAdminAppliedRefs : kAppliedRefs;
 }
 
-// The `Runtime-Tree:` trailer of an applied record, "" when none.
-std::string runtime_trailer(const std::string& message) {
-  std::size_t at = message.find(kRuntimeTrailer);
+// A trailer (`Runtime-Tree: `) of an applied record, "" when none.
+std::string trailer(const std::string& message, std::string_view key) {
+  std::size_t at = message.find(key);
   if (at == std::string::npos) return {};
-  at += kRuntimeTrailer.size();
+  at += key.size();
   return message.substr(at, message.find('\n', at) - at);
 }
 
@@ -132,7 +134,12 @@ std::optional<EnvPlan> load_env(Repository& repo, const std::optional<ObjectId>&
   }
   env.applied_commit = repo.ref_target(applied_refs(admin) + env.unit);
   if (const std::optional<ObjectId>& applied = env.applied_commit) {
-    env.applied_runtime_tree = runtime_trailer(repo.commit_message(*applied));
+    const std::string message = repo.commit_message(*applied);
+    env.applied_runtime_tree = trailer(message, kRuntimeTrailer);
+    env.applied_parent = trailer(message, kParentTrailer);
+    // Records written before parents named the program name none: their objects carry the id
+    // of `applyset-<env>`.
+    if (env.applied_parent.empty()) env.applied_parent = "applyset-" + env.manifest.env;
     env.applied_files = repo.plan_tree(repo.commit_tree(*applied), dir);
     std::optional<std::string> applied_text = env.applied_files.read(dir + "/plan.json");
     if (applied_text) env.applied = parse_plan_json(*applied_text, error);
@@ -220,12 +227,12 @@ bool record_applied(Repository& repo, const EnvPlan& env, bool admin, const Obje
   ObjectId record_tree = *repo.subtree(head_tree, env.dir);
   std::vector<ObjectId> parents;
   if (previous) parents.push_back(*previous);
-  ObjectId commit = repo.create_commit(
-      record_tree, parents,
-      "mlenvc apply " + env.unit + "\n\nPlan-Commit: " + to_hex(head) +
-          "\nPlan-Directory: " + env.dir + "\n" +
-          (env.runtime_tree.empty() ? std::string()
-                                    : std::string(kRuntimeTrailer) + env.runtime_tree + "\n"));
+  const PlanManifest& plan = env.manifest;
+  std::string message = "mlenvc apply " + env.unit + "\n\nPlan-Commit: " + to_hex(head) +
+                        "\nPlan-Directory: " + env.dir + "\n" + std::string(kParentTrailer) +
+                        applyset_parent(plan.env, plan.namespace_, plan.source).name + "\n";
+  if (!env.runtime_tree.empty()) message += std::string(kRuntimeTrailer) + env.runtime_tree + "\n";
+  ObjectId commit = repo.create_commit(record_tree, parents, message);
   if (!repo.update_ref(ref, commit, previous, "mlenvc apply")) {
     diagnostics.report(Code::E0708, {},
                        "`" + ref + "` moved during apply; the record was not written",

@@ -111,7 +111,10 @@ class EnvStepBuilder {
         options_(options),
         destroyed_(destroyed),
         diagnostics_(diagnostics),
-        parent_(applyset_parent(plan_.env, plan_.namespace_)),
+        parent_(applyset_parent(plan_.env, plan_.namespace_, plan_.source)),
+        applied_parent_(env.applied_parent.empty()
+                            ? parent_
+                            : applyset_parent_named(env.applied_parent, plan_.namespace_)),
         rebuild_(build_inputs_changed(env)) {}
 
   std::optional<EnvSteps> build() {
@@ -128,6 +131,7 @@ class EnvStepBuilder {
       if (!objects()) return std::nullopt;
       prune();
       if (all_kinds != kinds) out_.steps.push_back(parent_step(kinds));
+      retire_applied_parent();
     }
     if (options_.admin) prune();
     if (refused_) return std::nullopt;
@@ -232,10 +236,11 @@ class EnvStepBuilder {
       }
       auto old = replaced_.find(object.address);
       if (old != replaced_.end()) {
-        out_.steps.push_back(delete_step(old->second, parent_.id));
+        out_.steps.push_back(delete_step(old->second, applied_parent_.id));
       } else if (object.kind == "Job" && builds_image() &&
                  applied_object(env_, object.address) != nullptr) {
-        out_.steps.push_back(delete_step(*applied_object(env_, object.address), parent_.id));
+        out_.steps.push_back(
+            delete_step(*applied_object(env_, object.address), applied_parent_.id));
       }
       std::optional<Step> step = object_step(object, !object.shared);
       if (!step) return false;
@@ -324,6 +329,16 @@ class EnvStepBuilder {
     return step;
   }
 
+  // The parent the applied record named, when it is not this plan's (a record written before
+  // parents named the program, or a renamed program): its members are relabelled by now.
+  void retire_applied_parent() {
+    if (!env_.applied || applied_parent_.name == parent_.name) return;
+    Step step;
+    step.args = {"delete",         "configmap",          applied_parent_.name, "-n",
+                 plan_.namespace_, "--ignore-not-found", "--wait=true"};
+    out_.steps.push_back(std::move(step));
+  }
+
   // Prune: only objects recorded as applied by this env (admin ones only with --admin), last
   // in, first out.
   void prune() {
@@ -343,7 +358,7 @@ class EnvStepBuilder {
                        : env_.unit + "/" + object.address;
       if (!allow(address, object, "delete")) continue;
       destroyed_.insert(address);
-      out_.steps.push_back(delete_step(object, parent_.id));
+      out_.steps.push_back(delete_step(object, applied_parent_.id));
     }
   }
 
@@ -398,6 +413,7 @@ class EnvStepBuilder {
   std::set<std::string>& destroyed_;
   Diagnostics& diagnostics_;
   const ApplySetParent parent_;
+  const ApplySetParent applied_parent_;  // labels the objects of the applied record
   const bool rebuild_;
   EnvSteps out_;
   bool refused_ = false;

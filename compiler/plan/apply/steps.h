@@ -64,6 +64,9 @@ struct EnvPlan {
   std::string plan_root;     ///< absolute path of the plan directory holding `<cluster>/<env>`
   std::string runtime_tree;  ///< id of `<plan_root>/_runtime` at HEAD, "" when none
   std::string applied_runtime_tree;  ///< the same, as recorded with the last apply
+  /// The ApplySet parent named by the applied record (`applyset-<env>` for records written
+  /// before parents named the program), whose id labels the objects that record applied.
+  std::string applied_parent;
 };
 
 /// Options that shape the steps.
