@@ -392,6 +392,15 @@ TEST_CASE("an uncommitted plan is refused", "[apply]") {
         std::string::npos);
 }
 
+TEST_CASE("the build's _runtime/ sources must be committed too", "[apply]") {
+  ApplyFixture f;
+  user_commit(f.dir.path(), {{"plans/_runtime/boot.cc", "int main() {}\n"}}, "runtime");
+  write_file(f.dir.path() + "/plans/_runtime/boot.cc", "int main() { return 1; }\n");
+  CHECK(f.apply() == 1);
+  CHECK(f.commands().empty());
+  CHECK(f.err.find("`plans/_runtime/boot.cc` differs from HEAD") != std::string::npos);
+}
+
 TEST_CASE("a stale plan is refused, naming the input that changed", "[apply]") {
   ApplyFixture f;
   f.fresh.inputs["cluster.mlenv"] = "v2";

@@ -85,6 +85,27 @@ std::vector<std::string> stale_reasons(const PlanManifest& committed, const Plan
   return out;
 }
 
+// Reads what `refs/mlenv/applied[-admin]/<unit>` recorded of `env`: its files, plan.json and
+// trailers.
+void load_applied_record(Repository& repo, bool admin, EnvPlan& env) {
+  env.applied_commit = repo.ref_target(applied_refs(admin) + env.unit);
+  const std::optional<ObjectId>& applied = env.applied_commit;
+  if (!applied) {
+    env.applied_files = PlanTree([&repo](const BlobId& id) { return repo.read_blob(id); });
+    return;
+  }
+  const std::string message = repo.commit_message(*applied);
+  env.applied_runtime_tree = trailer(message, kRuntimeTrailer);
+  env.applied_parent = trailer(message, kParentTrailer);
+  // Records written before parents named the program name none: their objects carry the id of
+  // `applyset-<env>`.
+  if (env.applied_parent.empty()) env.applied_parent = "applyset-" + env.manifest.env;
+  env.applied_files = repo.plan_tree(repo.commit_tree(*applied), env.dir);
+  std::string error;
+  std::optional<std::string> text = env.applied_files.read(env.dir + "/plan.json");
+  if (text) env.applied = parse_plan_json(*text, error);
+}
+
 // Loads one env's committed plan and its last applied record; reports E0701 or E0607.
 std::optional<EnvPlan> load_env(Repository& repo, const std::optional<ObjectId>& head_tree,
                                 const std::string& dir, bool admin, Diagnostics& diagnostics) {
@@ -93,11 +114,10 @@ std::optional<EnvPlan> load_env(Repository& repo, const std::optional<ObjectId>&
   std::string cluster_dir = parent_path(dir);
   const std::string plan_root = parent_path(cluster_dir);
   env.plan_root = fs::weakly_canonical(fs::path(repo.workdir()) / plan_root).string();
-  if (head_tree) {
-    std::string runtime = plan_root.empty() ? "_runtime" : plan_root + "/_runtime";
-    if (std::optional<ObjectId> tree = repo.subtree(*head_tree, runtime))
-      env.runtime_tree = to_hex(*tree);
-  }
+  const std::string runtime = plan_root.empty() ? "_runtime" : plan_root + "/_runtime";
+  std::optional<ObjectId> runtime_tree;
+  if (head_tree) runtime_tree = repo.subtree(*head_tree, runtime);
+  if (runtime_tree) env.runtime_tree = to_hex(*runtime_tree);
   std::optional<ObjectId> env_tree;
   if (head_tree) env_tree = repo.subtree(*head_tree, dir);
   env.files = repo.plan_tree(env_tree, dir);
@@ -124,6 +144,11 @@ std::optional<EnvPlan> load_env(Repository& repo, const std::optional<ObjectId>&
     if (admin_tree) repo.list_tree(*admin_tree, cluster_dir + "/_admin", env.files);
   }
   std::vector<std::string> dirty = uncommitted_files(repo.workdir(), dir, admin_paths, env.files);
+  // `oc start-build --from-dir` uploads the work tree: the mlenv-boot sources it builds from
+  // must be the committed ones too.
+  for (std::string& path :
+       uncommitted_files(repo.workdir(), runtime, {}, repo.plan_tree(runtime_tree, runtime)))
+    dirty.push_back(std::move(path));
   if (!dirty.empty()) {
     Diagnostic& d =
         diagnostics.report(Code::E0701, {}, "the plan in `" + dir + "` is not committed",
@@ -132,20 +157,7 @@ std::optional<EnvPlan> load_env(Repository& repo, const std::optional<ObjectId>&
       d.notes.push_back({"`" + path + "` differs from HEAD", {}});
     return std::nullopt;
   }
-  env.applied_commit = repo.ref_target(applied_refs(admin) + env.unit);
-  if (const std::optional<ObjectId>& applied = env.applied_commit) {
-    const std::string message = repo.commit_message(*applied);
-    env.applied_runtime_tree = trailer(message, kRuntimeTrailer);
-    env.applied_parent = trailer(message, kParentTrailer);
-    // Records written before parents named the program name none: their objects carry the id
-    // of `applyset-<env>`.
-    if (env.applied_parent.empty()) env.applied_parent = "applyset-" + env.manifest.env;
-    env.applied_files = repo.plan_tree(repo.commit_tree(*applied), dir);
-    std::optional<std::string> applied_text = env.applied_files.read(dir + "/plan.json");
-    if (applied_text) env.applied = parse_plan_json(*applied_text, error);
-  } else {
-    env.applied_files = PlanTree([&repo](const BlobId& id) { return repo.read_blob(id); });
-  }
+  load_applied_record(repo, admin, env);
   return env;
 }
 
