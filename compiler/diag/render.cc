@@ -82,14 +82,14 @@ void render_text(std::ostream& out, const SourceManager& sources, const Diagnost
   std::string where = location(sources, d.range);
   out << bold << (where.empty() ? "mlenvc" : where) << ": " << reset << tint
       << severity_word(d.severity) << '[' << code_info(d.code).id << "]" << reset << bold << ": "
-      << d.message << reset << '\n';
+      << printable(d.message) << reset << '\n';
   if (d.range.valid()) {
-    render_snippet(out, sources.file(d.range.file), d.range, d.label);
+    render_snippet(out, sources.file(d.range.file), d.range, printable(d.label));
   } else if (!d.label.empty()) {
-    out << "   = " << d.label << '\n';
+    out << "   = " << printable(d.label) << '\n';
   }
   for (const DiagnosticNote& note : d.notes) {
-    out << "   = note: " << note.message;
+    out << "   = note: " << printable(note.message);
     if (note.range.valid()) out << " (" << location(sources, note.range) << ")";
     out << '\n';
   }
@@ -123,6 +123,34 @@ std::string json_escape(std::string_view text) {
         } else {
           out += c;
         }
+    }
+  }
+  return out;
+}
+
+std::string printable(std::string_view text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  auto escape = [&out](unsigned code) {
+    char buffer[8];
+    std::snprintf(buffer, sizeof buffer, "\\u%04x", code);
+    out += buffer;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' && keep_newlines) {
+      out += '\n';
+    } else if (c < 0x20 || c == 0x7f) {
+      escape(c);
+    } else if (c == 0xc2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      escape(static_cast<unsigned char>(text[++i]));  // C1 as UTF-8 (U+0080..U+009F)
+    } else if (c >= 0x80 && c <= 0x9f &&
+               (i == 0 || static_cast<unsigned char>(text[i - 1]) < 0x80)) {
+      escape(c);  // a lone C1 byte, which 8-bit terminals read as CSI and the like
+    } else {
+      out += static_cast<char>(c);
     }
   }
   return out;

@@ -16,4 +16,9 @@ void render_json(std::ostream& out, const SourceManager& sources, const Diagnost
 /// characters and DEL become `\uXXXX`.
 std::string json_escape(std::string_view text);
 
+/// `text` safe to show on a terminal or in a commit message: control characters (C0, DEL and
+/// C1, including ESC and CR, which could rewrite what was printed before) become `\u00XX`;
+/// newlines are kept when `keep_newlines`. Printable bytes and valid UTF-8 stay as they are.
+std::string printable(std::string_view text, bool keep_newlines = false);
+
 }  // namespace mlenv

@@ -5,6 +5,7 @@
 #include "compiler/base/file_system.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
+#include "compiler/driver/options.h"
 #include "compiler/driver/pipeline.h"
 #include "compiler/plan/apply/apply_session.h"
 #include "targets/target.h"
@@ -14,45 +15,46 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: mlenvc apply [PLAN_DIR...] [--kubectl PATH] [--dry-run] [--allow-destroy=ADDRESS]...\n"
-    "                    [--timeout=30m]\n"
+    "                    [--timeout=30m] [--wait] [--admin]\n"
     "\n"
     "Applies every env plan under PLAN_DIR (default: plans/ of the repository) that is\n"
-    "committed at HEAD and fresh, with server-side apply (field manager `mlenvc`), in order;\n"
-    "builds images and waits for rollouts; prunes objects that left the plan. PVCs,\n"
-    "PersistentVolumes, Namespaces, SCCs and `_admin` objects are deleted only when\n"
-    "--allow-destroy names each of them.\n"
+    "committed at HEAD and fresh, with server-side apply (field manager `mlenvc`), in order.\n"
+    "It checks that each Namespace exists and that each env's ServiceAccount may use its SCC,\n"
+    "creates missing Secrets with random bytes, builds images (only when the Dockerfile or\n"
+    "_runtime/ changed) and runs workloads by the built digest, waits for rollouts, and\n"
+    "prunes objects that left the plan. PVCs, PersistentVolumes, Namespaces, SCCs and\n"
+    "`_admin` objects are deleted only when --allow-destroy names each of them.\n"
     "\n"
     "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
     "  --dry-run              print every command, run none\n"
     "  --allow-destroy=ADDR   allow deleting ADDR (<cluster>/<env>/<Kind>/<name>); repeatable\n"
-    "  --timeout=DURATION     limit for each build and rollout (default 30m)\n";
+    "  --timeout=DURATION     limit for each client call, build, rollout and wait (default 30m)\n"
+    "  --wait                 wait for each run (Job) to finish; exit 3 when one failed\n"
+    "  --admin                apply only the `_admin` objects (SCC, its Role and RoleBinding):\n"
+    "                         the platform team, once, with cluster-admin rights\n";
 
 }  // namespace
 
 int run_apply(const Args& args) {
-  plan::ApplyRequest request;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (arg == "--kubectl" && i + 1 < args.size()) {
-      request.client = args[++i];
-    } else if (arg.starts_with("--kubectl=")) {
-      request.client = arg.substr(10);
-    } else if (arg == "--dry-run") {
-      request.dry_run = true;
-    } else if (arg.starts_with("--allow-destroy=")) {
-      request.steps.allow_destroy.insert(arg.substr(16));
-    } else if (arg.starts_with("--timeout=")) {
-      request.steps.timeout = arg.substr(10);
-    } else if (!arg.starts_with("-")) {
-      request.plan_dirs.push_back(arg);
-    } else {
-      std::cerr << "mlenvc apply: unexpected argument `" << arg << "`\n" << kUsage;
-      return 1;
-    }
+  Options options = parse_options(args, {"help", "h", "dry-run", "wait", "admin"},
+                                  {"kubectl", "allow-destroy", "timeout"});
+  if (options.flag("help") || options.flag("h")) {
+    std::cout << kUsage;
+    return 0;
   }
+  if (!options.error.empty()) {
+    std::cerr << "mlenvc apply: " << options.error << '\n' << kUsage;
+    return 1;
+  }
+  plan::ApplyRequest request;
+  request.plan_dirs = options.positional;
+  request.client = options.value("kubectl").value_or("");
+  request.dry_run = options.flag("dry-run");
+  request.steps.wait = options.flag("wait");
+  request.steps.admin = options.flag("admin");
+  request.steps.timeout = options.value("timeout").value_or("30m");
+  if (auto it = options.values.find("allow-destroy"); it != options.values.end())
+    request.steps.allow_destroy.insert(it->second.begin(), it->second.end());
   request.render = [](const std::string& source, Diagnostics&) -> std::optional<target::Output> {
     DiskFileSystem disk;
     std::unique_ptr<Compilation> compilation = compile(source, disk);

@@ -7,6 +7,7 @@
 #include "compiler/base/file_system.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
+#include "compiler/driver/options.h"
 #include "compiler/driver/pipeline.h"
 #include "compiler/plan/plan_session.h"
 #include "compiler/plan/summary.h"
@@ -39,36 +40,30 @@ struct PlanArgs {
   bool json = false;
 };
 
-std::optional<PlanArgs> parse(const Args& args) {
-  PlanArgs parsed;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return std::nullopt;
-    } else if (arg == "--out" && i + 1 < args.size()) {
-      parsed.out = args[++i];
-    } else if (arg.starts_with("--out=")) {
-      parsed.out = arg.substr(6);
-    } else if (arg == "--no-commit") {
-      parsed.commit = false;
-    } else if (arg == "--check") {
-      parsed.check = true;
-    } else if (arg == "--detailed-exitcode") {
-      parsed.detailed = true;
-    } else if (arg == "--format=json" || arg == "--format=text") {
-      parsed.json = arg == "--format=json";
-    } else if (!arg.starts_with("-") && parsed.file.empty()) {
-      parsed.file = arg;
-    } else {
-      std::cerr << "mlenvc plan: unexpected argument `" << arg << "`\n" << kUsage;
-      return std::nullopt;
-    }
-  }
-  if (parsed.file.empty()) {
-    std::cerr << kUsage;
+// Reads the arguments with the parser every subcommand shares (`--out DIR` and `--out=DIR`
+// alike); nullopt after printing the usage (for --help) or an error.
+std::optional<PlanArgs> parse(const Args& args, int& status) {
+  Options options = parse_options(args, {"help", "h", "no-commit", "check", "detailed-exitcode"},
+                                  {"out", "format"});
+  status = 0;
+  if (options.flag("help") || options.flag("h")) {
+    std::cout << kUsage;
     return std::nullopt;
   }
+  status = 1;
+  if (!options.error.empty() || options.positional.size() != 1) {
+    std::cerr << "mlenvc plan: "
+              << (options.error.empty() ? std::string("name one FILE") : options.error) << '\n'
+              << kUsage;
+    return std::nullopt;
+  }
+  PlanArgs parsed;
+  if (!json_format(options, parsed.json)) return std::nullopt;
+  parsed.file = options.positional[0];
+  parsed.out = options.value("out").value_or("");
+  parsed.commit = !options.flag("no-commit");
+  parsed.check = options.flag("check");
+  parsed.detailed = options.flag("detailed-exitcode");
   return parsed;
 }
 
@@ -104,8 +99,9 @@ std::string commit_message(const std::string& source, const std::string& prefix,
   plan::render_summary_text(body, diff);
   std::string line = plan::summary_line(diff);
   std::ostringstream message;
-  message << "mlenvc plan " << source << ": " << line.substr(6, line.size() - 7) << "\n\n"
-          << "Source: " << source << "\nPlan-Directory: " << prefix << "\n\n"
+  message << "mlenvc plan " << printable(source) << ": " << line.substr(6, line.size() - 7)
+          << "\n\nSource: " << printable(source) << "\nPlan-Directory: " << printable(prefix)
+          << "\n\n"
           << body.str();
   return message.str();
 }
@@ -113,8 +109,9 @@ std::string commit_message(const std::string& source, const std::string& prefix,
 }  // namespace
 
 int run_plan(const Args& args) {
-  std::optional<PlanArgs> parsed = parse(args);
-  if (!parsed) return args.empty() || (args[0] != "--help" && args[0] != "-h") ? 1 : 0;
+  int status = 0;
+  std::optional<PlanArgs> parsed = parse(args, status);
+  if (!parsed) return status;
   Diagnostics diagnostics;
   std::unique_ptr<plan::PlanSession> session = plan::PlanSession::open(parsed->out, diagnostics);
   if (!session) {
@@ -185,10 +182,11 @@ int run_plan(const Args& args) {
       std::cout << "\nSince the last apply of " << env.unit << " (refs/mlenv/applied/" << env.unit
                 << "):\n";
       for (const plan::Change& change : env.diff.changes) {
-        std::cout << "  " << plan::action_name(change.action) << ' ' << change.address << '\n';
+        std::cout << "  " << plan::action_name(change.action) << ' ' << printable(change.address)
+                  << '\n';
       }
       for (const plan::FileChange& file : env.diff.files) {
-        std::cout << "  " << plan::action_name(file.action) << ' ' << file.path << '\n';
+        std::cout << "  " << plan::action_name(file.action) << ' ' << printable(file.path) << '\n';
       }
     }
     if (commit) {

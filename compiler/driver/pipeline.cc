@@ -1,7 +1,7 @@
 #include "compiler/driver/pipeline.h"
 
-#include <iostream>
 #include <unistd.h>
+#include <iostream>
 
 #include "compiler/check/check.h"
 #include "compiler/diag/render.h"
@@ -24,7 +24,7 @@ std::optional<target::Output> render(Compilation& compilation, const target::Tar
 }
 
 void print_notes(const target::Output& output) {
-  for (const std::string& note : output.notes) std::cerr << "note: " << note << '\n';
+  for (const std::string& note : output.notes) std::cerr << "note: " << printable(note) << '\n';
 }
 
 void print_diagnostics(const Compilation& compilation, bool json) {

@@ -130,6 +130,14 @@ ObjectId Repository::commit_tree(const ObjectId& commit) const {
   return from_oid(*git_commit_tree_id(object.ptr));
 }
 
+std::string Repository::commit_message(const ObjectId& commit) const {
+  CommitPtr object;
+  git_oid oid = to_oid(commit);
+  check(git_commit_lookup(&object.ptr, repo_, &oid), "reading a commit");
+  const char* text = git_commit_message(object.ptr);
+  return text == nullptr ? std::string() : std::string(text);
+}
+
 std::optional<ObjectId> Repository::subtree(const ObjectId& tree, const std::string& path) const {
   if (path.empty()) return tree;
   TreePtr root;
@@ -286,6 +294,19 @@ void Repository::update_index(const std::vector<std::string>& paths,
     check(git_index_add(index.ptr, &entry), "updating the index");
   }
   check(git_index_write(index.ptr), "writing the index");
+}
+
+std::map<std::string, ObjectId> Repository::index_entries(const std::string& prefix) const {
+  IndexPtr index;
+  check(git_repository_index(&index.ptr, repo_), "opening the index");
+  check(git_index_read(index.ptr, 0), "reading the index");
+  std::map<std::string, ObjectId> out;
+  for (std::size_t i = 0; i < git_index_entrycount(index.ptr); ++i) {
+    const git_index_entry* entry = git_index_get_byindex(index.ptr, i);
+    std::string_view path(entry->path);
+    if (path.starts_with(prefix + "/")) out.emplace(path, from_oid(entry->id));
+  }
+  return out;
 }
 
 }  // namespace mlenv::plan

@@ -2,6 +2,7 @@
 // The only place that talks to libgit2. Plan commits are built in memory from HEAD's tree with
 // only the plan directory replaced, and refs move by compare-and-swap, never by force.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -59,6 +60,8 @@ class Repository {
   std::vector<std::string> refs_matching(const std::string& glob) const;
   /// The tree of a commit.
   ObjectId commit_tree(const ObjectId& commit) const;
+  /// The message of a commit.
+  std::string commit_message(const ObjectId& commit) const;
   /// The tree at `path` inside `tree` ("" is `tree` itself), or nullopt if absent.
   std::optional<ObjectId> subtree(const ObjectId& tree, const std::string& path) const;
   /// Adds every blob under `tree` to `out`, by id only, with paths prefixed by `prefix`.
@@ -82,6 +85,8 @@ class Repository {
   /// user left them.
   void update_index(const std::vector<std::string>& paths,
                     const std::vector<std::optional<ObjectId>>& ids = {});
+  /// The index entries under directory `prefix` (relative to the work tree): path → blob id.
+  std::map<std::string, ObjectId> index_entries(const std::string& prefix) const;
 
  private:
   explicit Repository(git_repository* repo) : repo_(repo) {}

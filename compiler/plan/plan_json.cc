@@ -25,6 +25,66 @@ std::vector<PlanDigest> digests_of(const YAML::Node& node, const char* key) {
   return out;
 }
 
+// The optional string `key`, or `fallback` when absent.
+std::string optional_text(const YAML::Node& node, const char* key, const char* fallback) {
+  const YAML::Node value = node[key];
+  if (!value) return fallback;
+  if (!value.IsScalar()) throw std::runtime_error(std::string("`") + key + "` is not a string");
+  return value.Scalar();
+}
+
+// The optional list `key` (absent: empty).
+YAML::Node optional_list(const YAML::Node& node, const char* key) {
+  const YAML::Node list = node[key];
+  if (list && !list.IsSequence())
+    throw std::runtime_error(std::string("`") + key + "` is not a list");
+  return list;
+}
+
+// Plans written before `actions` existed: a build after each BuildConfig (no digest to read)
+// and a rollout wait after each StatefulSet, as apply always did.
+std::vector<PlanAction> derived_actions(const std::vector<PlanObject>& objects) {
+  std::vector<PlanAction> out;
+  for (const PlanObject& object : objects) {
+    if (object.kind == "BuildConfig") out.push_back({"build", object.address, object.name, "", ""});
+    if (object.kind == "StatefulSet") out.push_back({"rollout", object.address, "", "", ""});
+  }
+  return out;
+}
+
+void read_additions(const YAML::Node& root, PlanManifest& plan) {
+  plan.env_kind = optional_text(root, "env_kind", "dev");
+  if (plan.env_kind != "dev" && plan.env_kind != "run" && plan.env_kind != "acceptance")
+    throw std::runtime_error("unknown env_kind `" + plan.env_kind + "`");
+  for (const YAML::Node& item : optional_list(root, "secrets")) {
+    PlanSecret secret{text_of(item, "name"), text_of(item, "key"), item["random_bytes"].as<int>()};
+    if (secret.random_bytes < 1 || secret.random_bytes > 4096)
+      throw std::runtime_error("secret `" + secret.name + "`: random_bytes must be 1..4096");
+    plan.secrets.push_back(std::move(secret));
+  }
+  for (const YAML::Node& item : optional_list(root, "grants"))
+    plan.grants.push_back({text_of(item, "scc"), text_of(item, "service_account")});
+  const YAML::Node actions = optional_list(root, "actions");
+  if (!actions) {
+    plan.actions = derived_actions(plan.objects);
+    return;
+  }
+  for (const YAML::Node& item : actions) {
+    PlanAction action{
+        text_of(item, "action"), text_of(item, "after"), optional_text(item, "build_config", ""),
+        optional_text(item, "image_stream_tag", ""), optional_text(item, "image", "")};
+    if (action.action != "build" && action.action != "rollout" && action.action != "complete")
+      throw std::runtime_error("unknown action `" + action.action + "`");
+    if (action.action == "build" && action.build_config.empty())
+      throw std::runtime_error("build action without `build_config`");
+    auto named = [&](const PlanObject& object) { return object.address == action.after; };
+    if (std::none_of(plan.objects.begin(), plan.objects.end(), named))
+      throw std::runtime_error("action `" + action.action + "` after `" + action.after +
+                               "`, which is not an object of the env");
+    plan.actions.push_back(std::move(action));
+  }
+}
+
 }  // namespace
 
 std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& error) {
@@ -62,6 +122,7 @@ std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& 
     }
     std::stable_sort(plan.objects.begin(), plan.objects.end(),
                      [](const PlanObject& a, const PlanObject& b) { return a.order < b.order; });
+    read_additions(root, plan);
     return plan;
   } catch (const std::exception& e) {
     error = e.what();
@@ -70,10 +131,14 @@ std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& 
 }
 
 std::string plan_json_source(std::string_view text) {
-  constexpr std::string_view kKey = "\"source\":";
-  std::size_t at = text.find(kKey);
+  return plan_json_string(text, "source");
+}
+
+std::string plan_json_string(std::string_view text, std::string_view key) {
+  const std::string quoted = "\"" + std::string(key) + "\":";
+  std::size_t at = text.find(quoted);
   if (at == std::string_view::npos) return {};
-  std::size_t open = text.find('"', at + kKey.size());
+  std::size_t open = text.find('"', at + quoted.size());
   if (open == std::string_view::npos) return {};
   std::string out;
   for (std::size_t i = open + 1; i < text.size(); ++i) {

@@ -30,6 +30,28 @@ struct PlanDigest {
   friend bool operator==(const PlanDigest&, const PlanDigest&) = default;
 };
 
+/// A Secret the env needs and apply creates when it is missing, with random bytes.
+struct PlanSecret {
+  std::string name;
+  std::string key;
+  int random_bytes = 0;
+};
+
+/// An SCC the env's ServiceAccount must be allowed to `use`; apply checks it, never grants it.
+struct PlanGrant {
+  std::string scc;
+  std::string service_account;
+};
+
+/// A post-apply action, run right after the object named by `after`.
+struct PlanAction {
+  std::string action;            ///< "build", "rollout" or "complete"
+  std::string after;             ///< `Kind/name` of an object of the env
+  std::string build_config;      ///< build: the BuildConfig to start
+  std::string image_stream_tag;  ///< build: `stream:tag` holding the built image
+  std::string image;  ///< build: the image reference workloads name, replaced by the digest
+};
+
 /// The parsed plan.json of one env directory.
 struct PlanManifest {
   int format_version = 0;
@@ -42,6 +64,10 @@ struct PlanManifest {
   std::vector<PlanDigest> inputs;
   std::vector<PlanObject> objects;  ///< in apply order
   std::vector<PlanDigest> files;
+  std::string env_kind = "dev";  ///< "dev" (StatefulSet), "run" or "acceptance" (Indexed Job)
+  std::vector<PlanSecret> secrets;
+  std::vector<PlanGrant> grants;
+  std::vector<PlanAction> actions;  ///< absent in older plans: derived from the objects
 };
 
 /// Parses plan.json; on failure returns nullopt and says why in `error`.
@@ -50,6 +76,10 @@ std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& 
 /// The `source` of a plan.json without parsing the rest (plan reads it for every env that
 /// disappeared from a render, to know whether this source owned it); "" if absent.
 std::string plan_json_source(std::string_view text);
+
+/// The first string member `key` of a plan.json without parsing it ("" if absent): for the
+/// top-level keys written before `objects` (`env`, `namespace`).
+std::string plan_json_string(std::string_view text, std::string_view key);
 
 /// The API group of an apiVersion ("apps/v1" -> "apps", "v1" -> "").
 std::string api_group(std::string_view api_version);

@@ -20,6 +20,66 @@ void report_git(Diagnostics& diagnostics, const std::exception& error) {
   diagnostics.report(Code::E0604, {}, error.what());
 }
 
+// A directory plan may write into: missing, empty, or holding a plan (an env directory
+// `<cluster>/<env>/plan.json` on disk or committed). Plan owns what it writes there and
+// deletes what it no longer renders, so it never takes over a directory of the user's.
+bool plan_directory(const fs::path& dir, const PlanTree& committed) {
+  std::error_code error;
+  if (!fs::exists(dir, error) || fs::is_empty(dir, error)) return true;
+  for (const auto& [path, entry] : committed.entries()) {
+    if (path.ends_with("/plan.json")) return true;
+  }
+  for (const fs::directory_entry& cluster : fs::directory_iterator(dir, error)) {
+    for (const fs::directory_entry& env : fs::directory_iterator(cluster.path(), error)) {
+      if (fs::is_regular_file(env.path() / "plan.json", error)) return true;
+    }
+  }
+  return false;
+}
+
+// Env name and namespace of a plan.json (its top-level keys, written before `objects`).
+std::pair<std::string, std::string> env_identity(const std::string& text) {
+  return {plan_json_string(text, "env"), plan_json_string(text, "namespace")};
+}
+
+// Two programs that plan the same env name into one namespace (or the same `<cluster>/<env>`)
+// would apply the same StatefulSet, claims and Routes with the same field manager, each
+// silently overwriting the other: E0609 for every rendered env another source already plans.
+bool refuse_collisions(const PlanTree& fresh, const PlanTree& committed, const std::string& source,
+                       const std::string& prefix, Diagnostics& diagnostics) {
+  std::map<std::pair<std::string, std::string>, std::string> others;  // identity -> unit
+  for (const std::string& unit : units_of(committed)) {
+    if (is_admin_unit(unit)) continue;
+    std::optional<std::string> text = committed.read(unit + "/plan.json");
+    if (text && plan_json_source(*text) != source) others[env_identity(*text)] = unit;
+  }
+  bool clear = true;
+  for (const std::string& unit : units_of(fresh)) {
+    std::optional<std::string> mine = fresh.read(unit + "/plan.json");
+    if (is_admin_unit(unit) || !mine) continue;
+    auto identity = env_identity(*mine);
+    auto it = others.find(identity);
+    std::string theirs_unit = it != others.end() ? it->second : std::string();
+    for (const auto& [other_identity, other_unit] : others) {
+      if (other_unit == unit) theirs_unit = unit;
+    }
+    if (theirs_unit.empty()) continue;
+    std::string theirs = plan_json_source(*committed.read(theirs_unit + "/plan.json"));
+    Diagnostic& d = diagnostics.report(Code::E0609, {},
+                                       "env `" + unit + "` (namespace `" + identity.second +
+                                           "`) collides with `" + theirs_unit + "`, planned by `" +
+                                           theirs + "`",
+                                       "rename the env, or plan it into another namespace");
+    d.notes.push_back({"if `" + theirs + "` was renamed to `" + source +
+                           "`, remove its plan first: `git rm -r " + prefix + "/" + theirs_unit +
+                           "`",
+                       {}});
+    d.notes.push_back({"two programs would overwrite each other's objects on the cluster", {}});
+    clear = false;
+  }
+  return clear;
+}
+
 }  // namespace
 
 void report_stale_check(const std::string& prefix, const std::string& source,
@@ -43,13 +103,17 @@ std::unique_ptr<PlanSession> PlanSession::open(const std::string& out_dir,
     return nullptr;
   }
   fs::path workdir = fs::weakly_canonical(session->repo_->workdir());
-  fs::path plan_dir = out_dir.empty() ? workdir / "plans" : fs::weakly_canonical(start);
+  // The default plan directory is resolved like --out: a `plans` link to a directory outside
+  // the work tree is refused below (E0605), never written through.
+  fs::path plan_dir = fs::weakly_canonical(out_dir.empty() ? workdir / "plans" : start);
   fs::path relative = plan_dir.lexically_relative(workdir);
   std::string prefix = relative.generic_string();
   if (relative.empty() || prefix == "." || prefix.starts_with("..") || prefix == ".git" ||
       prefix.starts_with(".git/")) {
     diagnostics.report(Code::E0605, {},
-                       "the plan directory `" + out_dir + "` is not inside the work tree",
+                       "the plan directory `" + (out_dir.empty() ? "plans" : out_dir) +
+                           "` is not inside the work tree" +
+                           (out_dir.empty() ? " (it is a link to " + plan_dir.string() + ")" : ""),
                        "the plan is committed, so it must live in the repository");
     return nullptr;
   }
@@ -64,6 +128,12 @@ std::unique_ptr<PlanSession> PlanSession::open(const std::string& out_dir,
     session->committed_ = session->repo_->plan_tree(plan_tree);
   } catch (const GitError& error) {
     report_git(diagnostics, error);
+    return nullptr;
+  }
+  if (!out_dir.empty() && !plan_directory(plan_dir, session->committed_)) {
+    diagnostics.report(Code::E0608, {},
+                       "`" + out_dir + "` is a directory of other files, not a plan directory",
+                       "name a new or empty directory, or one that holds a plan");
     return nullptr;
   }
   return session;
@@ -91,6 +161,7 @@ std::optional<PlanDiff> PlanSession::diff(PlanTree fresh, const std::string& sou
         foreign_clusters.insert(cluster_of(unit));
       }
     }
+    if (!refuse_collisions(fresh_, committed_, source, prefix_, diagnostics)) return std::nullopt;
     // A cluster's `_admin` files are shared by its envs: this render removes stale ones only
     // when no env of another source remains in that cluster.
     for (const std::string& unit : admin_units) {
@@ -174,15 +245,16 @@ bool PlanSession::write_worktree(bool update_index, Diagnostics& diagnostics) {
   }
   try {
     std::vector<std::string> touched = write_plan_files(workdir() + prefix_, fresh_, removed);
-    if (update_index && !updates_.empty()) {
-      std::vector<std::string> paths;
-      std::vector<std::optional<ObjectId>> ids;
+    std::vector<std::string> paths;
+    std::vector<std::optional<ObjectId>> ids;
+    if (update_index) {
       for (const TreeUpdate& update : updates_) {
         paths.push_back(prefix_ + "/" + update.path);
         ids.push_back(update.blob);
       }
-      repo_->update_index(paths, ids);
     }
+    stale_index_entries(paths, ids);
+    if (!paths.empty()) repo_->update_index(paths, ids);
     return true;
   } catch (const std::exception& error) {
     Diagnostic& d = diagnostics.report(Code::E0604, {}, error.what());
@@ -192,6 +264,23 @@ bool PlanSession::write_worktree(bool update_index, Diagnostics& diagnostics) {
            {}});
     }
     return false;
+  }
+}
+
+// A plan that committed and then could not update the index (a held index.lock, a full disk, a
+// read-only directory) left the index holding the previous plan: `git status` shows the plan
+// reverted, and the user's next `git commit` would revert it silently. Every rendered file that
+// HEAD holds as rendered gets HEAD's blob back in the index (the work tree was just written).
+void PlanSession::stale_index_entries(std::vector<std::string>& paths,
+                                      std::vector<std::optional<ObjectId>>& ids) const {
+  std::map<std::string, ObjectId> index = repo_->index_entries(prefix_);
+  for (const auto& [path, entry] : fresh_.entries()) {
+    const PlanEntry* head = committed_.find(path);
+    if (head == nullptr || head->id != entry.id) continue;  // not committed as rendered
+    auto it = index.find(prefix_ + "/" + path);
+    if (it != index.end() && it->second == entry.id) continue;
+    paths.push_back(prefix_ + "/" + path);
+    ids.push_back(entry.id);
   }
 }
 

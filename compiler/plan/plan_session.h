@@ -50,7 +50,8 @@ class PlanSession {
   std::optional<ObjectId> commit(const std::string& message, Diagnostics& diagnostics);
 
   /// Writes the fresh plan into the work tree and, after a commit, updates the index entries
-  /// of the files it changed (and only those). Reports E0604 on failure.
+  /// of the files it changed; also repairs the entries of rendered files that HEAD holds as
+  /// rendered but the index does not (a plan that committed, then failed). Reports E0604.
   bool write_worktree(bool update_index, Diagnostics& diagnostics);
 
   /// Every owned env that has an applied ref and differs from it.
@@ -58,6 +59,9 @@ class PlanSession {
 
  private:
   PlanSession() = default;
+  /// Adds the rendered files committed at HEAD whose index entry differs from HEAD.
+  void stale_index_entries(std::vector<std::string>& paths,
+                           std::vector<std::optional<ObjectId>>& ids) const;
 
   std::unique_ptr<Repository> repo_;
   std::string prefix_;

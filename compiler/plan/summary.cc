@@ -28,18 +28,19 @@ std::string shown(const std::string& value) {
   if (value.find("\\n") != std::string::npos || lines > 0) {
     return "(" + std::to_string(value.size()) + " bytes of text)";
   }
-  if (value.size() > 72) return value.substr(0, 69) + "...";
-  return value;
+  std::string text = printable(value);
+  if (text.size() > 72) return text.substr(0, 69) + "...";
+  return text;
 }
 
 void render_field(std::ostream& out, const FieldChange& field) {
   if (!field.before) {
-    out << "      + " << field.path << ": " << shown(*field.after) << '\n';
+    out << "      + " << printable(field.path) << ": " << shown(*field.after) << '\n';
   } else if (!field.after) {
-    out << "      - " << field.path << ": " << shown(*field.before) << '\n';
+    out << "      - " << printable(field.path) << ": " << shown(*field.before) << '\n';
   } else {
-    out << "      ~ " << field.path << ": " << shown(*field.before) << " -> " << shown(*field.after)
-        << '\n';
+    out << "      ~ " << printable(field.path) << ": " << shown(*field.before) << " -> "
+        << shown(*field.after) << '\n';
   }
 }
 
@@ -80,11 +81,12 @@ void render_summary_text(std::ostream& out, const PlanDiff& diff) {
   }
   for (const Change& change : diff.changes) {
     out << std::string(change.action == Action::Replace ? 0 : 2, ' ') << symbol(change.action)
-        << ' ' << change.address << '\n';
+        << ' ' << printable(change.address) << '\n';
     if (change.action == Action::Replace)
-      out << "      # forces replacement: " << change.reason << '\n';
+      out << "      # forces replacement: " << printable(change.reason) << '\n';
     if (change.destroys_data) {
-      out << "      ! destroys its data: apply needs --allow-destroy=" << change.address << '\n';
+      out << "      ! destroys its data: apply needs --allow-destroy=" << printable(change.address)
+          << '\n';
     }
     for (const FieldChange& field : change.fields) render_field(out, field);
   }
@@ -92,9 +94,9 @@ void render_summary_text(std::ostream& out, const PlanDiff& diff) {
     if (!diff.changes.empty()) out << '\n';
     out << "Files:\n";
     for (const FileChange& file : diff.files) {
-      out << "  " << symbol(file.action) << ' ' << file.path << '\n';
+      out << "  " << symbol(file.action) << ' ' << printable(file.path) << '\n';
       for (const FieldChange& field : file.fields) render_field(out, field);
-      for (const std::string& line : file.lines) out << "      " << line << '\n';
+      for (const std::string& line : file.lines) out << "      " << printable(line) << '\n';
     }
   }
   if (diff.inputs_changed != 0) {

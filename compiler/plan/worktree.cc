@@ -29,6 +29,22 @@ bool same_bytes(const fs::path& path, const std::string& bytes) {
   return current && *current == bytes;
 }
 
+bool is_link(const fs::path& path) {
+  std::error_code error;
+  return fs::is_symlink(fs::symlink_status(path, error));
+}
+
+// Makes every directory between `root` and `target` a real directory: a symbolic link on the
+// way (committed, or planted in the work tree) is removed, never followed, so the plan writes
+// and deletes only inside the plan directory. `target` itself, when a link, is removed too.
+void unlink_on_the_way(const fs::path& root, const fs::path& target) {
+  fs::path at = root;
+  for (const fs::path& part : target.lexically_relative(root)) {
+    at /= part;
+    if (is_link(at)) fs::remove(at);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> write_plan_files(const std::string& root, const PlanTree& tree,
@@ -37,6 +53,7 @@ std::vector<std::string> write_plan_files(const std::string& root, const PlanTre
   for (const auto& [path, entry] : tree.entries()) {
     fs::path target = fs::path(root) / path;
     std::optional<std::string> bytes = tree.read(path);
+    unlink_on_the_way(root, target);
     if (same_bytes(target, *bytes)) continue;
     fs::create_directories(target.parent_path());
     // Written in place, as git checkout does: the work tree is a view of the commit, and a
@@ -49,6 +66,7 @@ std::vector<std::string> write_plan_files(const std::string& root, const PlanTre
   for (const std::string& path : removed) {
     fs::path target = fs::path(root) / path;
     std::error_code error;
+    unlink_on_the_way(root, target.parent_path());
     if (fs::remove(target, error)) touched.push_back(path);
     for (fs::path dir = target.parent_path(); dir.string().size() > root.size();
          dir = dir.parent_path()) {

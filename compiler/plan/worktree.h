@@ -11,8 +11,10 @@
 namespace mlenv::plan {
 
 /// Writes every file of `tree` under directory `root` whose bytes on disk differ, and deletes
-/// `removed` (paths relative to `root`) and the directories they leave empty. Returns the
-/// paths written or removed. Throws std::runtime_error when a file cannot be written.
+/// `removed` (paths relative to `root`) and the directories they leave empty. Never writes or
+/// deletes through a symbolic link: a link on the way to a file, or at the file, is replaced by
+/// a real directory or file. Returns the paths written or removed. Throws std::runtime_error
+/// when a file cannot be written.
 std::vector<std::string> write_plan_files(const std::string& root, const PlanTree& tree,
                                           const std::vector<std::string>& removed);
 

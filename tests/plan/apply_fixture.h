@@ -17,9 +17,10 @@ namespace mlenv::plan::testing {
 struct ApplyFixture {
   TempDir dir;
   FakeEnv env = typical_env();
-  FakeEnv fresh;  ///< what a fresh render produces (env unless a test makes it stale)
+  FakeEnv fresh;                ///< what a fresh render produces (env unless a test makes it stale)
   std::vector<FakeEnv> others;  ///< more envs of the same source, planned and applied with env
   std::string log;
+  std::string replies;
   std::string saved_path;
 
   ApplyFixture() {
@@ -31,14 +32,32 @@ struct ApplyFixture {
     saved_path = getenv("PATH");
     setenv("PATH", (dir.path() + "/.bin:" + saved_path).c_str(), 1);
     setenv("MLENV_FAKE_LOG", log.c_str(), 1);
+    replies = dir.path() + "/.fake-replies";
+    setenv("MLENV_FAKE_REPLIES", replies.c_str(), 1);
+    reply({"get namespace|0|namespace/nccl-test", "auth can-i|0|yes",
+           std::string("get istag|0|") + kDigest, "get job|0|Complete"});
     commit_plan();
   }
   ~ApplyFixture() {
     setenv("PATH", saved_path.c_str(), 1);
-    for (const char* name : {"MLENV_FAKE_LOG", "MLENV_FAKE_FAIL", "MLENV_FAKE_SLEEP",
-                             "MLENV_FAKE_WRITE", "MLENV_FAKE_WRITE_VALUE"}) {
+    for (const char* name :
+         {"MLENV_FAKE_LOG", "MLENV_FAKE_FAIL", "MLENV_FAKE_SLEEP", "MLENV_FAKE_SLEEP_ON",
+          "MLENV_FAKE_WRITE", "MLENV_FAKE_WRITE_VALUE", "MLENV_FAKE_REPLIES"}) {
       unsetenv(name);
     }
+  }
+
+  /// The digest reference the stand-in's ImageStreamTag holds.
+  static constexpr const char* kDigest =
+      "image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env@sha256:"
+      "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+  /// Sets the stand-in's answers (`PATTERN|STATUS|OUTPUT`, first match wins); `first` ones are
+  /// tried before the current ones.
+  void reply(const std::vector<std::string>& lines, bool first = false) {
+    std::string text;
+    for (const std::string& line : lines) text += line + "\n";
+    write_file(replies, first ? text + read_file(replies) : text);
   }
 
   /// Plans `env` and commits it, as `mlenvc plan` does; the fresh render follows.
@@ -88,7 +107,10 @@ struct ApplyFixture {
     std::vector<std::string> lines;
     std::istringstream in(read_file(log));
     for (std::string line; std::getline(in, line);) {
-      if (line.starts_with("argv: ")) lines.push_back(line.substr(6));
+      if (!line.starts_with("argv: ")) continue;
+      for (std::size_t at; (at = line.find(dir.path())) != std::string::npos;)
+        line.replace(at, dir.path().size(), "$TMP");
+      lines.push_back(line.substr(6));
     }
     return lines;
   }

@@ -3,6 +3,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+
+#include "compiler/plan/apply/applyset.h"
+#include "compiler/plan/apply/runner.h"
 #include "tests/plan/apply_fixture.h"
 
 namespace mlenv::plan {
@@ -20,19 +24,46 @@ FakeObject shared_attachment() {
   return nad;
 }
 
-TEST_CASE("a first apply runs every object in order, builds, and waits for the rollout",
+const std::string kCheckNamespace = "oc get namespace nccl-test --ignore-not-found -o name";
+const std::string kCanUse =
+    "oc auth can-i use securitycontextconstraints/mlenvc-rdma "
+    "--as=system:serviceaccount:nccl-test:ml-dev-env-sa -n nccl-test";
+const std::string kStartBuild =
+    "oc start-build ml-dev-env --from-dir=$TMP/plans --wait -n nccl-test";
+const std::string kReadDigest =
+    "oc get istag ml-dev-env:latest -n nccl-test -o jsonpath={.image.dockerImageReference}";
+
+std::size_t count(const std::vector<std::string>& commands, const std::string& prefix) {
+  return std::count_if(commands.begin(), commands.end(),
+                       [&](const std::string& c) { return c.starts_with(prefix); });
+}
+
+// The stdin line the stand-in logged for the object of `kind`.
+std::string applied_json(const std::string& log, const std::string& kind) {
+  std::size_t at = log.find("\"kind\":\"" + kind + "\"");
+  if (at == std::string::npos) return "";
+  std::size_t begin = log.rfind('\n', at) + 1;
+  return log.substr(begin, log.find('\n', at) - begin);
+}
+
+TEST_CASE("a first apply checks, creates the Secret, builds, and applies workloads by digest",
           "[apply]") {
   ApplyFixture f;
   REQUIRE(f.apply() == 0);
   std::vector<std::string> expected = {
-      "oc " + kSsa + " -f -",               // the SCC, cluster-scoped
+      kCheckNamespace,
+      kCanUse,
       "oc " + kSsa + " -n nccl-test -f -",  // ApplySet parent
+      "oc get secret ml-dev-env-oauth-cookie -n nccl-test --ignore-not-found -o name",
+      "oc create secret generic ml-dev-env-oauth-cookie -n nccl-test "
+      "--from-file=cookie_secret=/dev/stdin",
       "oc " + kSsa + " -n nccl-test -f -",  // ServiceAccount
       "oc " + kSsa + " -n nccl-test -f -",  // PVC
       "oc " + kSsa + " -n nccl-test -f -",  // ConfigMap
       "oc " + kSsa + " -n nccl-test -f -",  // ImageStream
       "oc " + kSsa + " -n nccl-test -f -",  // BuildConfig
-      "oc start-build ml-dev-env -n nccl-test --wait",
+      kStartBuild,
+      kReadDigest,
       "oc " + kSsa + " -n nccl-test -f -",  // Service
       "oc " + kSsa + " -n nccl-test -f -",  // StatefulSet
       "oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=30m",
@@ -40,21 +71,16 @@ TEST_CASE("a first apply runs every object in order, builds, and waits for the r
   };
   CHECK(f.commands() == expected);
   std::string log = read_file(f.log);
-  std::vector<std::string> kinds = {"SecurityContextConstraints",
-                                    "ConfigMap",
-                                    "ServiceAccount",
-                                    "PersistentVolumeClaim",
-                                    "ConfigMap",
-                                    "ImageStream",
-                                    "BuildConfig",
-                                    "Service",
-                                    "StatefulSet",
-                                    "Route"};
+  std::vector<std::string> kinds = {"ConfigMap", "ServiceAccount", "PersistentVolumeClaim",
+                                    "ConfigMap", "ImageStream",    "BuildConfig",
+                                    "Service",   "StatefulSet",    "Route"};
   std::size_t at = 0;
   for (const std::string& kind : kinds) {
     at = log.find("\"kind\":\"" + kind + "\"", at);
     REQUIRE(at != std::string::npos);
   }
+  // The SCC is the platform team's (`mlenvc apply --admin`): a researcher's apply skips it.
+  CHECK(log.find("SecurityContextConstraints") == std::string::npos);
   CHECK(log.find("\"applyset.k8s.io/tooling\":\"mlenvc/v0.1.0\"") != std::string::npos);
   CHECK(log.find(
             "\"applyset.k8s.io/contains-group-kinds\":\"BuildConfig.build.openshift.io,ConfigMap,"
@@ -64,21 +90,168 @@ TEST_CASE("a first apply runs every object in order, builds, and waits for the r
   // Quoted YAML strings stay strings, plain numbers stay numbers.
   CHECK(log.find("{\"name\":\"PORT\",\"value\":\"8080\"}") != std::string::npos);
   CHECK(log.find("\"replicas\":2") != std::string::npos);
+  // The StatefulSet runs the built image by digest, not the mutable tag.
+  std::string sts = applied_json(log, "StatefulSet");
+  CHECK(sts.find(std::string("\"image\":\"") + ApplyFixture::kDigest + "\"") != std::string::npos);
+  CHECK(sts.find(kTypicalImage) == std::string::npos);
   CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env") != "");
   CHECK(show(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env", "plan.json") ==
         show(f.dir.path(), "HEAD", "plans/barcelona/ml-dev-env/plan.json"));
 }
 
-TEST_CASE("a second apply of the same plan does not rebuild the image", "[apply]") {
+TEST_CASE("the Secret gets random bytes on stdin, never in argv, output or git", "[apply]") {
   ApplyFixture f;
   REQUIRE(f.apply() == 0);
+  std::string log = read_file(f.log);
+  std::size_t at = log.find("stdin-bytes: 32 ");
+  REQUIRE(at != std::string::npos);
+  std::string hex = log.substr(at + 16, 64);
+  CHECK(hex.find_first_not_of("0123456789abcdef") == std::string::npos);
+  CHECK(hex != std::string(64, '0'));
+  for (const std::string& command : f.commands()) CHECK(command.find(hex) == std::string::npos);
+  std::string bytes;
+  for (std::size_t i = 0; i < hex.size(); i += 2)
+    bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  CHECK(f.out.find(bytes) == std::string::npos);
+  CHECK(all_objects(f.dir.path()).find(bytes) == std::string::npos);
+  // Another apply: a different random value, were the Secret missing again.
   REQUIRE(f.apply() == 0);
-  for (const std::string& command : f.commands())
-    CHECK(command.find("start-build") == std::string::npos);
+  std::string again = read_file(f.log);
+  REQUIRE(again.find("stdin-bytes: 32 ") != std::string::npos);
+  CHECK(again.substr(again.find("stdin-bytes: 32 ") + 16, 64) != hex);
+  // An existing Secret is neither read nor replaced.
+  f.reply({"get secret|0|secret/ml-dev-env-oauth-cookie"}, true);
+  REQUIRE(f.apply() == 0);
+  CHECK(count(f.commands(), "oc create secret") == 0);
+  CHECK(read_file(f.log).find("stdin-bytes") == std::string::npos);
+}
+
+TEST_CASE("a dry run shows the Secret as random bytes and runs nothing", "[apply]") {
+  ApplyFixture f;
+  ApplyRequest request;
+  request.dry_run = true;
+  REQUIRE(f.apply(request) == 0);
+  CHECK(f.commands().empty());
+  CHECK(f.out.find("$ $TMP/.bin/oc create secret generic ml-dev-env-oauth-cookie -n nccl-test "
+                   "--from-file=cookie_secret=/dev/stdin < <random 32 bytes> (when missing)\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("commands are shown with control characters escaped", "[apply]") {
+  ApplyFixture f;
+  f.env.secrets = {R"({"name": "cookie\u001b[2K\r", "key": "k", "random_bytes": 16})"};
+  f.commit_plan();
+  ApplyRequest request;
+  request.dry_run = true;
+  REQUIRE(f.apply(request) == 0);
+  CHECK(f.out.find('\x1b') == std::string::npos);
+  CHECK(f.out.find('\r') == std::string::npos);
+  CHECK(f.out.find("get secret 'cookie\\u001b[2K\\u000d' -n nccl-test") != std::string::npos);
+}
+
+TEST_CASE("a missing namespace stops apply before any change", "[apply]") {
+  ApplyFixture f;
+  f.reply({"get namespace|0|"}, true);
+  CHECK(f.apply() == 1);
+  CHECK(f.commands() == std::vector<std::string>{kCheckNamespace, kCanUse});
+  CHECK(f.err.find("error[E0710]: namespace `nccl-test` does not exist") != std::string::npos);
+}
+
+TEST_CASE("without the SCC grant a researcher's apply stops and names apply --admin", "[apply]") {
+  ApplyFixture f;
+  f.reply({"auth can-i|1|no"}, true);
+  CHECK(f.apply() == 1);
+  CHECK(f.commands() == std::vector<std::string>{kCheckNamespace, kCanUse});
+  CHECK(f.err.find("error[E0711]: `system:serviceaccount:nccl-test:ml-dev-env-sa` may not use "
+                   "SecurityContextConstraints `mlenvc-rdma`") != std::string::npos);
+  CHECK(f.err.find("mlenvc apply --admin") != std::string::npos);
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+}
+
+TEST_CASE("apply --admin applies only the admin objects, and records them apart", "[apply]") {
+  ApplyFixture f;
+  FakeObject role{"rbac.authorization.k8s.io/v1",
+                  "Role",
+                  "ml-dev-env-use-scc",
+                  "rules:\n- apiGroups: [security.openshift.io]\n  verbs: [use]\n",
+                  0,
+                  true};
+  f.env.objects.insert(f.env.objects.begin() + 1, role);
+  f.commit_plan();
+  ApplyRequest admin;
+  admin.steps.admin = true;
+  REQUIRE(f.apply(admin) == 0);
+  CHECK(f.commands() == std::vector<std::string>{
+                            kCheckNamespace,
+                            "oc " + kSsa + " -f -",               // the SCC, cluster-scoped
+                            "oc " + kSsa + " -n nccl-test -f -",  // the Role
+                        });
+  std::string log = read_file(f.log);
+  CHECK(applied_json(log, "SecurityContextConstraints").find("part-of") == std::string::npos);
+  CHECK(applied_json(log, "Role").find("\"namespace\":\"nccl-test\"") != std::string::npos);
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied-admin/barcelona/ml-dev-env") != "");
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+  // The researcher's apply that follows applies everything else, and no admin object.
+  REQUIRE(f.apply() == 0);
+  log = read_file(f.log);
+  CHECK(log.find("\"kind\":\"Role\"") == std::string::npos);
+  CHECK(log.find("\"kind\":\"StatefulSet\"") != std::string::npos);
+}
+
+TEST_CASE("a second apply of the same plan neither rebuilds nor changes the image", "[apply]") {
+  ApplyFixture f;
+  REQUIRE(f.apply() == 0);
+  std::string first = applied_json(read_file(f.log), "StatefulSet");
+  REQUIRE(f.apply() == 0);
+  std::vector<std::string> commands = f.commands();
+  CHECK(count(commands, "oc start-build") == 0);
+  CHECK(count(commands, kReadDigest) == 1);                       // the current digest, reused
+  CHECK(applied_json(read_file(f.log), "StatefulSet") == first);  // so the pods do not roll
+  // The Dockerfile changed: a new build.
   f.env.files["Dockerfile"] += "RUN pip install deepspeed\n";
   f.commit_plan();
   REQUIRE(f.apply() == 0);
-  CHECK(f.commands()[7] == "oc start-build ml-dev-env -n nccl-test --wait");
+  commands = f.commands();
+  REQUIRE(commands.size() > 11);
+  CHECK(commands[10] == kStartBuild);
+  CHECK(commands[11] == kReadDigest);
+}
+
+TEST_CASE("a changed _runtime/ rebuilds; a missing ImageStreamTag builds", "[apply]") {
+  ApplyFixture f;
+  REQUIRE(f.apply() == 0);
+  user_commit(f.dir.path(), {{"plans/_runtime/boot.cc", "int main() {}\n"}}, "runtime");
+  REQUIRE(f.apply() == 0);
+  CHECK(count(f.commands(), kStartBuild) == 1);
+  REQUIRE(f.apply() == 0);
+  CHECK(count(f.commands(), "oc start-build") == 0);
+  // The tag is gone (pruned by someone): build it again instead of failing.
+  f.reply({"once:get istag|1|"}, true);
+  REQUIRE(f.apply() == 0);
+  std::vector<std::string> commands = f.commands();
+  CHECK(count(commands, kReadDigest) == 2);
+  CHECK(count(commands, kStartBuild) == 1);
+}
+
+TEST_CASE("a failed build prints the tail of its log and stops", "[apply]") {
+  ApplyFixture f;
+  f.reply({"start-build|1|", "logs bc/|0|step 3/7: pip install: no matching distribution"}, true);
+  CHECK(f.apply() == 1);
+  std::vector<std::string> commands = f.commands();
+  REQUIRE(commands.size() >= 2);
+  CHECK(commands[commands.size() - 2] == kStartBuild);
+  CHECK(commands.back() == "oc logs bc/ml-dev-env -n nccl-test --tail=50");
+  CHECK(f.out.find("step 3/7: pip install: no matching distribution\n") != std::string::npos);
+  CHECK(f.err.find("error[E0706]") != std::string::npos);
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+}
+
+TEST_CASE("a build whose tag names no digest is refused", "[apply]") {
+  ApplyFixture f;
+  f.reply({"get istag|0|"}, true);
+  CHECK(f.apply() == 1);
+  CHECK(f.err.find("error[E0712]") != std::string::npos);
+  CHECK(read_file(f.log).find("\"kind\":\"StatefulSet\"") == std::string::npos);
 }
 
 TEST_CASE("objects that left the plan are pruned through the ApplySet label, last", "[apply]") {
@@ -104,40 +277,42 @@ TEST_CASE("PVCs and SCCs are never deleted unless --allow-destroy names each", "
   ApplyFixture f;
   REQUIRE(f.apply() == 0);
   f.env.objects.erase(f.env.objects.begin() + 2);  // the PVC
-  f.env.objects.erase(f.env.objects.begin());      // the SCC
   f.commit_plan();
   CHECK(f.apply() == 1);
   CHECK(f.commands().empty());  // refused before running anything
   CHECK(f.err.find("error[E0704]: apply would delete "
                    "`barcelona/ml-dev-env/PersistentVolumeClaim/workspace`") != std::string::npos);
-  CHECK(f.err.find("error[E0704]: apply would delete "
-                   "`barcelona/_admin/SecurityContextConstraints/mlenvc-rdma`") !=
-        std::string::npos);
-
-  ApplyRequest partial;
-  partial.steps.allow_destroy = {"barcelona/ml-dev-env/PersistentVolumeClaim/workspace"};
-  CHECK(f.apply(partial) == 1);
-  CHECK(f.commands().empty());
 
   ApplyRequest typo;
   typo.steps.allow_destroy = {"barcelona/ml-dev-env/PersistentVolumeClaim/workspace",
-                              "barcelona/_admin/SecurityContextConstraints/mlenvc-rdma",
                               "barcelona/ml-dev-env/PersistentVolumeClaim/datasets"};
   CHECK(f.apply(typo) == 1);
   CHECK(f.err.find("error[E0705]") != std::string::npos);
   CHECK(f.commands().empty());
 
   ApplyRequest allowed;
-  allowed.steps.allow_destroy = {"barcelona/ml-dev-env/PersistentVolumeClaim/workspace",
-                                 "barcelona/_admin/SecurityContextConstraints/mlenvc-rdma"};
+  allowed.steps.allow_destroy = {"barcelona/ml-dev-env/PersistentVolumeClaim/workspace"};
   REQUIRE(f.apply(allowed) == 0);
-  std::vector<std::string> commands = f.commands();
-  CHECK(std::count_if(commands.begin(), commands.end(), [](const std::string& c) {
-          return c.starts_with("oc delete persistentvolumeclaims -n nccl-test");
-        }) == 1);
-  CHECK(std::count(commands.begin(), commands.end(),
-                   "oc delete securitycontextconstraints.security.openshift.io mlenvc-rdma "
-                   "--ignore-not-found --wait=true") == 1);
+  CHECK(count(f.commands(), "oc delete persistentvolumeclaims -n nccl-test") == 1);
+
+  // The SCC is pruned only by the platform team's apply --admin, and only when allowed.
+  ApplyRequest admin;
+  admin.steps.admin = true;
+  REQUIRE(f.apply(admin) == 0);
+  f.env.objects.erase(f.env.objects.begin());  // the SCC
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  CHECK(count(f.commands(), "oc delete") == 0);
+  CHECK(f.apply(admin) == 1);
+  CHECK(f.commands() == std::vector<std::string>{});
+  CHECK(f.err.find("error[E0704]: apply would delete "
+                   "`barcelona/_admin/SecurityContextConstraints/mlenvc-rdma`") !=
+        std::string::npos);
+  admin.steps.allow_destroy = {"barcelona/_admin/SecurityContextConstraints/mlenvc-rdma"};
+  REQUIRE(f.apply(admin) == 0);
+  CHECK(f.commands().back() ==
+        "oc delete securitycontextconstraints.security.openshift.io mlenvc-rdma "
+        "--ignore-not-found --wait=true");
 }
 
 TEST_CASE("shared objects are applied without the env's label and kept unless allowed", "[apply]") {
@@ -217,6 +392,15 @@ TEST_CASE("an uncommitted plan is refused", "[apply]") {
         std::string::npos);
 }
 
+TEST_CASE("the build's _runtime/ sources must be committed too", "[apply]") {
+  ApplyFixture f;
+  user_commit(f.dir.path(), {{"plans/_runtime/boot.cc", "int main() {}\n"}}, "runtime");
+  write_file(f.dir.path() + "/plans/_runtime/boot.cc", "int main() { return 1; }\n");
+  CHECK(f.apply() == 1);
+  CHECK(f.commands().empty());
+  CHECK(f.err.find("`plans/_runtime/boot.cc` differs from HEAD") != std::string::npos);
+}
+
 TEST_CASE("a stale plan is refused, naming the input that changed", "[apply]") {
   ApplyFixture f;
   f.fresh.inputs["cluster.mlenv"] = "v2";
@@ -227,17 +411,45 @@ TEST_CASE("a stale plan is refused, naming the input that changed", "[apply]") {
   CHECK(f.err.find("input `std/images/pytorch.mlenv` was added") != std::string::npos);
 }
 
+TEST_CASE("a committed hand edit to a plan object is refused", "[apply]") {
+  ApplyFixture f;
+  const std::string path = "plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml";
+  std::string yaml = show(f.dir.path(), "HEAD", path);
+  yaml.replace(yaml.find("  template:\n    spec:\n"), 23,
+               "  template:\n    spec:\n      hostNetwork: true\n      hostPID: true\n");
+  user_commit(f.dir.path(), {{path, yaml}}, "faster networking");
+  CHECK(f.apply() == 1);
+  CHECK(f.commands().empty());
+  CHECK(f.err.find("error[E0717]: the plan in `plans/barcelona/ml-dev-env` was edited after "
+                   "`mlenvc plan`") != std::string::npos);
+  CHECK(f.err.find("`" + path + "` differs from a fresh render of `cluster.mlenv`") !=
+        std::string::npos);
+  // A file added by hand to the env directory, and an edited admin object, too.
+  ApplyFixture g;
+  user_commit(g.dir.path(),
+              {{"plans/barcelona/ml-dev-env/extra.yaml", "kind: Pod\n"},
+               {"plans/barcelona/_admin/securitycontextconstraints-mlenvc-rdma.yaml",
+                "allowPrivilegedContainer: true\n"}},
+              "extras");
+  CHECK(g.apply() == 1);
+  CHECK(g.err.find("`plans/barcelona/ml-dev-env/extra.yaml` differs") != std::string::npos);
+  CHECK(
+      g.err.find("`plans/barcelona/_admin/securitycontextconstraints-mlenvc-rdma.yaml` differs") !=
+      std::string::npos);
+}
+
 TEST_CASE("a dry run prints every command and runs none", "[apply]") {
   ApplyFixture f;
   ApplyRequest request;
   request.dry_run = true;
   REQUIRE(f.apply(request) == 0);
   CHECK(f.commands().empty());
-  CHECK(f.out.find("$ $TMP/.bin/oc start-build ml-dev-env -n nccl-test --wait\n") !=
-        std::string::npos);
+  CHECK(f.out.find("$ $TMP/.bin/" + kStartBuild + "\n") != std::string::npos);
+  CHECK(f.out.find("$ $TMP/.bin/oc get istag ml-dev-env:latest -n nccl-test -o "
+                   "'jsonpath={.image.dockerImageReference}'\n") != std::string::npos);
   CHECK(f.out.find("$ $TMP/.bin/oc apply --server-side --field-manager=mlenvc -n nccl-test -f - < "
-                   "plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml\n") !=
-        std::string::npos);
+                   "plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml (image " +
+                   std::string(kTypicalImage) + " by its built digest)\n") != std::string::npos);
   CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
 }
 
@@ -250,18 +462,186 @@ TEST_CASE("the client can be named, and kubectl alone cannot start a build", "[a
   ApplyRequest request;
   request.client = f.dir.path() + "/.bin/kubectl";
   f.env.objects.erase(f.env.objects.begin() + 5);  // no BuildConfig: nothing to build
+  f.env.actions.erase(f.env.actions.begin());
   f.commit_plan();
   REQUIRE(f.apply(request) == 0);
-  CHECK(f.commands()[0] == "kubectl " + kSsa + " -f -");
+  CHECK(f.commands()[2] == "kubectl " + kSsa + " -n nccl-test -f -");
 }
 
 TEST_CASE("a failing command stops apply; nothing is pruned or recorded", "[apply]") {
   ApplyFixture f;
-  setenv("MLENV_FAKE_FAIL", "start-build", 1);
+  setenv("MLENV_FAKE_FAIL", "rollout", 1);
   CHECK(f.apply() == 1);
-  CHECK(f.commands().back() == "oc start-build ml-dev-env -n nccl-test --wait");
+  CHECK(f.commands().back() ==
+        "oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=30m");
   CHECK(f.err.find("error[E0706]") != std::string::npos);
   CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+}
+
+// A run: the typical env with an Indexed Job `trainer` in place of its StatefulSet.
+void make_run(ApplyFixture& f) {
+  FakeObject& sts = object(f.env, "StatefulSet", "ml-dev-env");
+  sts = {"batch/v1",
+         "Job",
+         "trainer",
+         "spec:\n  completionMode: Indexed\n  completions: 2\n  parallelism: 2\n  template:\n"
+         "    spec:\n      restartPolicy: Never\n      containers:\n      - name: main\n"
+         "        image: \"" +
+             std::string(kTypicalImage) + "\"\n        command: [python, train.py]\n",
+         8,
+         false};
+  f.env.env_kind = "run";
+  f.env.actions = {f.env.actions[0], "{\"action\": \"complete\", \"after\": \"Job/trainer\"}"};
+  f.commit_plan();
+}
+
+const std::string kWaitJob =
+    "oc get job trainer -n nccl-test -o jsonpath={.status.conditions[?(@.status==\"True\")].type}";
+
+TEST_CASE("a run is applied once: an unchanged Job is not applied again", "[apply]") {
+  ApplyFixture f;
+  make_run(f);
+  REQUIRE(f.apply() == 0);
+  std::string job = applied_json(read_file(f.log), "Job");
+  CHECK(job.find(std::string("\"image\":\"") + ApplyFixture::kDigest + "\"") != std::string::npos);
+  CHECK(count(f.commands(), "oc delete") == 0);
+  CHECK(count(f.commands(), "oc get job") == 0);  // no --wait, no polling
+  // The same plan again, even after the Job's ttl removed it: the finished run stays finished.
+  REQUIRE(f.apply() == 0);
+  CHECK(applied_json(read_file(f.log), "Job").empty());
+  CHECK(count(f.commands(), "oc delete") == 0);
+}
+
+TEST_CASE("a changed run replaces its Job: delete with its pods first, then create", "[apply]") {
+  ApplyFixture f;
+  make_run(f);
+  REQUIRE(f.apply() == 0);
+  std::string& body = object(f.env, "Job", "trainer").body;
+  body.replace(body.find("train.py"), 8, "train2.py");
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  std::vector<std::string> commands = f.commands();
+  auto del = std::find_if(commands.begin(), commands.end(), [](const std::string& c) {
+    return c.starts_with("oc delete jobs.batch -n nccl-test -l applyset.k8s.io/part-of=");
+  });
+  REQUIRE(del != commands.end());
+  CHECK(
+      del->ends_with("--field-selector metadata.name=trainer --ignore-not-found --wait=true "
+                     "--cascade=foreground"));
+  CHECK(count(commands, "oc delete") == 1);
+  CHECK(*(del + 1) == "oc " + kSsa + " -n nccl-test -f -");
+  CHECK(applied_json(read_file(f.log), "Job").find("train2.py") != std::string::npos);
+  // A rebuilt image is a new run too.
+  REQUIRE(f.apply() == 0);
+  CHECK(count(f.commands(), "oc delete") == 0);
+  f.env.files["Dockerfile"] += "RUN pip install deepspeed\n";
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  CHECK(count(f.commands(), "oc delete jobs.batch") == 1);
+  CHECK(!applied_json(read_file(f.log), "Job").empty());
+}
+
+TEST_CASE("apply --wait polls the Job until Complete and exits 0", "[apply]") {
+  ApplyFixture f;
+  make_run(f);
+  f.reply({"once:get job|0|", "once:get job|0|SuccessCriteriaMet"}, true);
+  ApplyRequest request;
+  request.steps.wait = true;
+  request.poll_ms = 10;
+  REQUIRE(f.apply(request) == 0);
+  std::vector<std::string> commands = f.commands();
+  CHECK(count(commands, kWaitJob) == 3);
+  CHECK(f.out.find("Job/trainer: Complete\n") != std::string::npos);
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env") != "");
+}
+
+TEST_CASE("apply --wait exits 3 when the run failed, after recording the apply", "[apply]") {
+  ApplyFixture f;
+  make_run(f);
+  f.reply({"get job|0|FailureTarget Failed"}, true);
+  ApplyRequest request;
+  request.steps.wait = true;
+  request.poll_ms = 10;
+  CHECK(f.apply(request) == kExitRunFailed);
+  CHECK(f.err.find("error[E0713]: run `barcelona/ml-dev-env/Job/trainer` failed") !=
+        std::string::npos);
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env") != "");
+}
+
+TEST_CASE("apply --wait gives up at --timeout", "[apply]") {
+  ApplyFixture f;
+  make_run(f);
+  f.reply({"get job|0|"}, true);
+  ApplyRequest request;
+  request.steps.wait = true;
+  request.steps.timeout = "1s";
+  request.poll_ms = 100;
+  CHECK(f.apply(request) == 1);
+  CHECK(f.err.find("error[E0707]: `Job/trainer` did not finish within 1s") != std::string::npos);
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+}
+
+TEST_CASE("apply --timeout bounds every client call, not only builds and rollouts", "[apply]") {
+  ApplyFixture f;
+  setenv("MLENV_FAKE_SLEEP", "5", 1);
+  setenv("MLENV_FAKE_SLEEP_ON", "-f -", 1);  // a hung `apply -f -`
+  ApplyRequest request;
+  request.steps.timeout = "1s";
+  auto start = std::chrono::steady_clock::now();
+  CHECK(f.apply(request) == 1);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(4));
+  CHECK(f.err.find("error[E0707]: `apply --server-side --field-manager=mlenvc -n nccl-test -f -` "
+                   "did not finish within 1s") != std::string::npos);
+}
+
+TEST_CASE("durations are validated", "[apply]") {
+  CHECK(parse_duration("30m") == 1800);
+  CHECK(parse_duration("1h30m") == 5400);
+  CHECK(parse_duration("720h") == kMaxDurationSeconds);
+  for (const char* bad :
+       {"30x", "0s", "0h0m", "999999h", "99999999999999999999s", "30", "", "m", "721h", "-5s"}) {
+    INFO(bad);
+    CHECK(!parse_duration(bad));
+  }
+  ApplyFixture f;
+  ApplyRequest request;
+  request.steps.timeout = "999999h";
+  CHECK(f.apply(request) == 1);
+  CHECK(f.commands().empty());
+  CHECK(f.err.find("error[E0714]: --timeout=999999h is not a duration") != std::string::npos);
+}
+
+TEST_CASE("ApplySet identities include the program", "[apply]") {
+  // Two programs with an env of one name in one namespace get two ApplySets (KEP-3659 ids are
+  // of the parent's name), so neither prunes the other's objects.
+  ApplySetParent a = applyset_parent("ml-dev-env", "nccl-test", "team-a.mlenv");
+  ApplySetParent b = applyset_parent("ml-dev-env", "nccl-test", "team-b.mlenv");
+  CHECK(a.name.starts_with("applyset-ml-dev-env-"));
+  CHECK(a.name.size() == std::string("applyset-ml-dev-env-").size() + 8);
+  CHECK(a.id != b.id);
+  // A renamed program: what the record applied is pruned through its old ApplySet, whose
+  // parent then goes.
+  ApplyFixture f;
+  REQUIRE(f.apply() == 0);
+  const std::string old_parent = applyset_parent("ml-dev-env", "nccl-test", "cluster.mlenv").name;
+  const std::string old_id = applyset_parent("ml-dev-env", "nccl-test", "cluster.mlenv").id;
+  CHECK(read_file(f.log).find("\"name\":\"" + old_parent + "\"") != std::string::npos);
+  // plan refuses a committed env of another source (E0609): the old plan goes first.
+  user_remove(f.dir.path(), "plans/barcelona/ml-dev-env", "git mv cluster.mlenv renamed.mlenv");
+  f.env.source = "renamed.mlenv";
+  f.env.inputs = {{"renamed.mlenv", "v1"}};
+  f.env.objects.pop_back();  // the Route
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  std::vector<std::string> commands = f.commands();
+  CHECK(count(commands,
+              "oc delete routes.route.openshift.io -n nccl-test -l "
+              "applyset.k8s.io/part-of=" +
+                  old_id + " ") == 1);
+  CHECK(commands.back() ==
+        "oc delete configmap " + old_parent + " -n nccl-test --ignore-not-found --wait=true");
+  const std::string new_id = applyset_parent("ml-dev-env", "nccl-test", "renamed.mlenv").id;
+  CHECK(applied_json(read_file(f.log), "StatefulSet").find(new_id) != std::string::npos);
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 #include <sstream>
 
 #include "compiler/plan/content_diff.h"
+#include "compiler/diag/render.h"
 #include "compiler/plan/differ.h"
+#include "compiler/plan/replace_rules.h"
 #include "compiler/plan/summary.h"
 #include "compiler/plan/yaml_fields.h"
 #include "tests/plan/support.h"
@@ -99,6 +101,28 @@ TEST_CASE("line changes are the shortest edit, bounded in size", "[plan][content
   std::string huge(6000, '\n');
   CHECK(line_changes(huge, "x\n").size() == 1);
   CHECK_FALSE(json_changes("", "[1, 2]", "{}"));
+}
+
+TEST_CASE("a changed run is a replace: a Job's pod template is immutable", "[plan]") {
+  // Kubernetes rejects updates of a Job's spec.template ("field is immutable"): a run whose
+  // spec changes is a new run, deleted and created again by apply.
+  FakeEnv env = typical_env();
+  env.objects.push_back({"batch/v1", "Job", "trainer",
+                         "spec:\n  completions: 2\n  template:\n    spec:\n      containers:\n"
+                         "      - name: main\n        command: [python, train.py]\n",
+                         10, false});
+  PlanTree before = tree_from_output(render({env}));
+  std::string& body = object(env, "Job", "trainer").body;
+  body.replace(body.find("train.py"), 8, "train2.py");
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  REQUIRE(diff.changes.size() == 1);
+  CHECK(diff.changes[0].action == Action::Replace);
+  CHECK(diff.changes[0].reason == "run spec changed");
+  CHECK(text(diff).find("-/+ barcelona/ml-dev-env/Job/trainer\n") != std::string::npos);
+  CHECK(text(diff).find("# forces replacement: run spec changed") != std::string::npos);
+  // Labels change in place; every spec field is the run's.
+  CHECK(replace_reason("Job", "metadata.labels.team").empty());
+  CHECK(replace_reason("Job", "spec.parallelism") == "run spec changed");
 }
 
 TEST_CASE("list items with names are addressed by name, odd keys are bracketed", "[plan]") {
@@ -224,6 +248,34 @@ TEST_CASE("plain scalars of any length are typed without recursion", "[differ]")
   CHECK(plain_scalar_is_string("0x" + digits + "g"));
   CHECK_FALSE(plain_scalar_is_string("true"));
   CHECK(plain_scalar_is_string("yes"));  // YAML 1.2 core: a string
+}
+
+TEST_CASE("control characters from values are escaped in the summary and diagnostics", "[plan]") {
+  // ESC and CR let a value rewrite the terminal: "\e[2K\r" erases the line and prints anew.
+  FakeEnv env = typical_env();
+  PlanTree before = tree_from_output(render({env}));
+  std::string& body = object(env, "StatefulSet", "ml-dev-env").body;
+  body.replace(body.find("value: \"8080\""), 13, "value: \"8080\\e[2K\\rNo changes.\\u009b\"");
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  std::string summary = text(diff);
+  CHECK(summary.find('\x1b') == std::string::npos);
+  CHECK(summary.find('\r') == std::string::npos);
+  CHECK(summary.find("\xc2\x9b") == std::string::npos);
+  CHECK(summary.find("8080\\u001b[2K\\u000dNo changes.\\u009b") != std::string::npos);
+  Diagnostic d;
+  d.code = Code::E0607;
+  d.message = "bad \x1b]0;title\x07 value";
+  d.label = "line\rover";
+  d.notes.push_back({"del\x7f", {}});
+  std::ostringstream out;
+  SourceManager none;
+  render_text(out, none, d);
+  CHECK(out.str() ==
+        "mlenvc: error[E0607]: bad \\u001b]0;title\\u0007 value\n"
+        "   = line\\u000dover\n"
+        "   = note: del\\u007f\n");
+  CHECK(printable("caf\xc3\xa9 \xe2\x82\xac\ttab") == "caf\xc3\xa9 \xe2\x82\xac\\u0009tab");
+  CHECK(printable("a\nb", true) == "a\nb");
 }
 
 }  // namespace

@@ -44,12 +44,15 @@ git log -1 --format=%B | grep -q 'spec.replicas: 2 -> 1' || fail "summary not in
 git cat-file --batch-all-objects --batch | grep -q "$MLENV_E2E_TOKEN" && fail "a secret value was committed"
 
 mkdir bin && ln -s "$fake" bin/oc
-export MLENV_FAKE_LOG="$tmp/log"
+export MLENV_FAKE_LOG="$tmp/log" MLENV_FAKE_REPLIES="$tmp/replies"
+printf '%s\n' 'get namespace|0|namespace/nccl-test' 'auth can-i|0|yes' \
+  'get istag|0|image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env@sha256:00' \
+  > "$tmp/replies"
 PATH="$tmp/bin:$PATH" "$mlenvc" apply --dry-run > dry.out || fail "dry run"
 [ ! -e "$tmp/log" ] || fail "dry run ran a command"
 PATH="$tmp/bin:$PATH" "$mlenvc" apply > apply.out || fail "apply"
 grep -q '^argv: oc apply --server-side --field-manager=mlenvc' log || fail "no server-side apply"
-grep -q '^argv: oc start-build ml-dev-env -n ' log || fail "no build"
+grep -q "^argv: oc start-build ml-dev-env --from-dir=$tmp/plans --wait -n " log || fail "no build"
 grep -q '^argv: oc rollout status statefulset/ml-dev-env ' log || fail "no rollout wait"
 git rev-parse -q --verify refs/mlenv/applied/barcelona/ml-dev-env > /dev/null || fail "no applied ref"
 echo "e2e: ok"

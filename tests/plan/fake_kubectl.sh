@@ -1,8 +1,12 @@
 #!/bin/sh
 # Stand-in for oc and kubectl (tests link it under both names): appends the name it was called
-# by, its arguments and, for `-f -`, its stdin to $MLENV_FAKE_LOG. Fails when the arguments
-# contain $MLENV_FAKE_FAIL; sleeps $MLENV_FAKE_SLEEP seconds on `rollout`; writes
-# $MLENV_FAKE_WRITE_VALUE into the file $MLENV_FAKE_WRITE (to move a ref behind apply's back).
+# by, its arguments and, for `-f -`, its stdin to $MLENV_FAKE_LOG; for `--from-file=K=/dev/stdin`
+# it logs the byte count and hex of its stdin. Answers from $MLENV_FAKE_REPLIES, lines of
+# `PATTERN|STATUS|OUTPUT`: the first line whose PATTERN occurs in the arguments prints OUTPUT (or
+# the file FILE for `@FILE`) and exits STATUS (a PATTERN starting with `once:` is used once, then removed). Fails when the
+# arguments contain $MLENV_FAKE_FAIL; sleeps $MLENV_FAKE_SLEEP seconds when they contain
+# $MLENV_FAKE_SLEEP_ON (default `rollout`); writes $MLENV_FAKE_WRITE_VALUE into the file
+# $MLENV_FAKE_WRITE (to move a ref behind apply's back).
 PATH=/usr/bin:/bin
 log="${MLENV_FAKE_LOG:?}"
 printf 'argv: %s' "$(basename "$0")" >> "$log"
@@ -10,11 +14,28 @@ for a in "$@"; do printf ' %s' "$a" >> "$log"; done
 printf '\n' >> "$log"
 case " $* " in
   *" -f - "*) printf 'stdin: ' >> "$log"; cat >> "$log"; printf '\n' >> "$log" ;;
+  *"=/dev/stdin "*) hex=$(od -An -tx1 -v | tr -d ' \n')
+    printf 'stdin-bytes: %s %s\n' "$((${#hex} / 2))" "$hex" >> "$log" ;;
 esac
-if [ -n "$MLENV_FAKE_SLEEP" ] && [ "$1" = rollout ]; then sleep "$MLENV_FAKE_SLEEP"; fi
+if [ -n "$MLENV_FAKE_SLEEP" ] && printf '%s' "$*" | grep -q -- "${MLENV_FAKE_SLEEP_ON:-rollout}"; then
+  sleep "$MLENV_FAKE_SLEEP"
+fi
 if [ -n "$MLENV_FAKE_WRITE" ]; then
   mkdir -p "$(dirname "$MLENV_FAKE_WRITE")"
   printf '%s\n' "$MLENV_FAKE_WRITE_VALUE" > "$MLENV_FAKE_WRITE"
 fi
 if [ -n "$MLENV_FAKE_FAIL" ] && printf '%s' "$*" | grep -q -- "$MLENV_FAKE_FAIL"; then exit 1; fi
+if [ -n "$MLENV_FAKE_REPLIES" ] && [ -f "$MLENV_FAKE_REPLIES" ]; then
+  n=0
+  while IFS='|' read -r pattern status output; do
+    n=$((n + 1))
+    [ -n "$pattern" ] || continue
+    case "$pattern" in once:*) key=${pattern#once:} ;; *) key=$pattern ;; esac
+    if printf '%s' "$*" | grep -qF -- "$key"; then
+      [ "$key" != "$pattern" ] && sed -i "${n}d" "$MLENV_FAKE_REPLIES"
+      case "$output" in @*) cat "${output#@}" ;; *) printf '%s' "$output" ;; esac
+      exit "$status"
+    fi
+  done < "$MLENV_FAKE_REPLIES"
+fi
 exit 0

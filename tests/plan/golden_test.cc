@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "compiler/plan/apply/results.h"
 #include "tests/plan/apply_fixture.h"
 
 namespace mlenv::plan {
@@ -34,7 +35,7 @@ void golden(const std::string& code, const std::string& text) {
   CHECK(read_file(path) == text);
 }
 
-TEST_CASE("golden E0601 E0605: where the plan directory may be", "[golden]") {
+TEST_CASE("golden E0601 E0605 E0608: where the plan directory may be", "[golden]") {
   TempDir dir;
   ChangeDir in(dir.path());
   Diagnostics outside;
@@ -44,9 +45,13 @@ TEST_CASE("golden E0601 E0605: where the plan directory may be", "[golden]") {
   Diagnostics escape;
   CHECK(!PlanSession::open(".git/plans", escape));
   golden("E0605", rendered(escape, dir.path()));
+  user_commit(dir.path(), {{"docs/guide.md", "mine\n"}}, "docs");
+  Diagnostics taken;
+  CHECK(!PlanSession::open("docs", taken));
+  golden("E0608", rendered(taken, dir.path()));
 }
 
-TEST_CASE("golden E0602 E0603 E0604 E0606: committing a plan", "[golden]") {
+TEST_CASE("golden E0602 E0603 E0604 E0606 E0609: committing a plan", "[golden]") {
   TempDir dir;
   init_repo(dir.path());
   ChangeDir in(dir.path());
@@ -62,6 +67,14 @@ TEST_CASE("golden E0602 E0603 E0604 E0606: committing a plan", "[golden]") {
   Diagnostics stale;
   report_stale_check("plans", "cluster.mlenv", stale);
   golden("E0606", rendered(stale, dir.path()));
+
+  FakeEnv twin = typical_env();
+  twin.cluster = "madrid";
+  twin.source = "twin.mlenv";
+  Diagnostics collision;
+  auto fifth = PlanSession::open("", collision);
+  CHECK(!fifth->diff(tree_from_output(render({twin})), "twin.mlenv", collision));
+  golden("E0609", rendered(collision, dir.path()));
 
   write_file(dir.path() + "/.git/index.lock", "");
   Diagnostics locked;
@@ -122,6 +135,10 @@ TEST_CASE("golden E0607 E0701 E0702 E0709: plans apply refuses", "[golden]") {
 TEST_CASE("golden E0510: apply re-renders only sources inside the work tree", "[golden]") {
   for (const char* source : {"/proc/self/environ", "../outside.mlenv", "secrets.txt"}) {
     ApplyFixture f;
+    // Another source's plan of the same env is refused by plan (E0609): remove the first one.
+    REQUIRE(std::system(("git -C " + f.dir.path() + " rm -rq plans && git -C " + f.dir.path() +
+                         " commit -qm 'remove the plan'")
+                            .c_str()) == 0);
     f.env.source = source;
     f.commit_plan();
     bool rendered_it = false;
@@ -179,6 +196,68 @@ TEST_CASE("golden E0706 E0707 E0708: apply stops or warns", "[golden]") {
     CHECK(f.apply() == 1);
     golden("E0708", f.err);
   }
+}
+
+TEST_CASE("golden E0710 E0711 E0712 E0714 E0717: apply checks the cluster and its inputs",
+          "[golden]") {
+  {
+    ApplyFixture f;
+    f.reply({"get namespace|0|"}, true);
+    CHECK(f.apply() == 1);
+    golden("E0710", f.err);
+  }
+  {
+    ApplyFixture f;
+    f.reply({"auth can-i|1|no"}, true);
+    CHECK(f.apply() == 1);
+    golden("E0711", f.err);
+  }
+  {
+    ApplyFixture f;
+    f.reply({"get istag|0|"}, true);
+    CHECK(f.apply() == 1);
+    golden("E0712", f.err);
+  }
+  {
+    ApplyFixture f;
+    const std::string path = "plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml";
+    user_commit(f.dir.path(), {{path, show(f.dir.path(), "HEAD", path) + "  hostPID: true\n"}},
+                "edit");
+    CHECK(f.apply() == 1);
+    golden("E0717", f.err);
+  }
+  {
+    ApplyFixture f;
+    ApplyRequest request;
+    request.steps.timeout = "30x";
+    CHECK(f.apply(request) == 1);
+    golden("E0714", f.err);
+  }
+}
+
+TEST_CASE("golden E0713 E0715 E0716: runs and their results", "[golden]") {
+  ApplyFixture f;
+  FakeObject& sts = object(f.env, "StatefulSet", "ml-dev-env");
+  sts = {"batch/v1", "Job", "ml-dev-env", "spec:\n  completions: 2\n", 8, false};
+  f.env.env_kind = "acceptance";
+  f.env.actions = {f.env.actions[0], "{\"action\": \"complete\", \"after\": \"Job/ml-dev-env\"}"};
+  f.commit_plan();
+  f.reply({"get job|0|Failed"}, true);
+  ApplyRequest request;
+  request.steps.wait = true;
+  request.poll_ms = 10;
+  CHECK(f.apply(request) == kExitRunFailed);
+  golden("E0713", f.err);
+
+  ChangeDir in(f.dir.path());
+  std::ostringstream out;
+  Diagnostics missing;
+  CHECK(show_results({"nowhere/ml-dev-env", "", false, 10}, out, missing) == 1);
+  golden("E0715", rendered(missing, f.dir.path()));
+  f.reply({"logs|0|"}, true);
+  Diagnostics none;
+  CHECK(show_results({"ml-dev-env", "", false, 10}, out, none) == 1);
+  golden("E0716", rendered(none, f.dir.path()));
 }
 
 }  // namespace

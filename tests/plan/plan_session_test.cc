@@ -203,5 +203,124 @@ TEST_CASE("plan without commit writes the work tree only, and a committed plan c
   CHECK(!plan(dir.path(), render({edited}), false).diff.empty());  // --check: stale
 }
 
+TEST_CASE("plan never writes through a committed symbolic link", "[plan]") {
+  TempDir dir;
+  TempDir outside;
+  init_repo(dir.path());
+  write_file(outside.path() + "/authorized_keys", "ssh-ed25519 AAAA user\n");
+  FakeEnv env = typical_env();
+  plan(dir.path(), render({env}));
+  user_commit_symlink(dir.path(), "plans/barcelona/ml-dev-env/Dockerfile",
+                      outside.path() + "/authorized_keys", "link");
+  env.files["Dockerfile"] = "FROM base\nRUN attacker\n";
+  Planned second = plan(dir.path(), render({env}));
+  REQUIRE(second.commit);
+  CHECK(read_file(outside.path() + "/authorized_keys") == "ssh-ed25519 AAAA user\n");
+  const std::string dockerfile = dir.path() + "/plans/barcelona/ml-dev-env/Dockerfile";
+  CHECK(!std::filesystem::is_symlink(std::filesystem::symlink_status(dockerfile)));
+  CHECK(read_file(dockerfile) == "FROM base\nRUN attacker\n");
+  CHECK(show(dir.path(), "HEAD", "plans/barcelona/ml-dev-env/Dockerfile") ==
+        "FROM base\nRUN attacker\n");
+  // A linked directory on the way is replaced, not followed.
+  std::filesystem::remove_all(dir.path() + "/plans/barcelona/ml-dev-env");
+  std::filesystem::create_directory_symlink(outside.path(),
+                                            dir.path() + "/plans/barcelona/ml-dev-env");
+  env.files["Dockerfile"] = "FROM base\nRUN again\n";
+  plan(dir.path(), render({env}));
+  CHECK(!std::filesystem::exists(outside.path() + "/Dockerfile"));
+  CHECK(std::filesystem::is_directory(
+      std::filesystem::symlink_status(dir.path() + "/plans/barcelona/ml-dev-env")));
+}
+
+TEST_CASE("a plans link to a directory outside the work tree is refused", "[plan]") {
+  TempDir dir;
+  TempDir outside;
+  init_repo(dir.path());
+  std::filesystem::create_directory_symlink(outside.path(), dir.path() + "/plans");
+  ChangeDir in(dir.path());
+  Diagnostics diagnostics;
+  CHECK(!PlanSession::open("", diagnostics));
+  CHECK(diagnostics.has_errors());
+  CHECK(diagnostics.all()[0].code == Code::E0605);
+  CHECK(std::filesystem::is_empty(outside.path()));
+}
+
+TEST_CASE("plan --out into a directory of the user's files is refused", "[plan]") {
+  TempDir dir;
+  init_repo(dir.path());
+  user_commit(dir.path(), {{"docs/barcelona/ml-dev-env/notes.md", "mine\n"}}, "docs");
+  ChangeDir in(dir.path());
+  Diagnostics diagnostics;
+  CHECK(!PlanSession::open("docs", diagnostics));
+  REQUIRE(diagnostics.has_errors());
+  CHECK(diagnostics.all()[0].code == Code::E0608);
+  CHECK(read_file(dir.path() + "/docs/barcelona/ml-dev-env/notes.md") == "mine\n");
+  // New, empty, and plan directories are fine.
+  Diagnostics fine;
+  CHECK(PlanSession::open("new-plans", fine));
+  std::filesystem::create_directory(dir.path() + "/empty");
+  CHECK(PlanSession::open("empty", fine));
+  auto session = PlanSession::open("plans", fine);
+  REQUIRE(session);
+  session->diff(tree_from_output(render({typical_env()})), "cluster.mlenv", fine);
+  session->commit("plan\n", fine);
+  session->write_worktree(true, fine);
+  CHECK(PlanSession::open("plans", fine));
+  CHECK(!fine.has_errors());
+}
+
+TEST_CASE("a plan that committed and then failed is repaired by the next plan", "[plan]") {
+  TempDir dir;
+  init_repo(dir.path());
+  FakeEnv env = typical_env();
+  plan(dir.path(), render({env}));
+  object(env, "StatefulSet", "ml-dev-env").body += "  minReadySeconds: 5\n";
+  const std::string sts = "plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml";
+  const std::string before = index_entries(dir.path())[sts];
+  write_file(dir.path() + "/.git/index.lock", "");  // another git holds the index
+  Planned failed = plan(dir.path(), render({env}));
+  REQUIRE(failed.commit);
+  CHECK(failed.diagnostics.has_errors());
+  CHECK(index_entries(dir.path())[sts] == before);  // the index still holds the old plan
+  std::filesystem::remove(dir.path() + "/.git/index.lock");
+  Planned again = plan(dir.path(), render({env}));
+  CHECK(again.diff.empty());
+  CHECK(!again.diagnostics.has_errors());
+  CHECK(index_entries(dir.path())[sts] == rev_parse(dir.path(), "HEAD:" + sts));
+  CHECK(read_file(dir.path() + "/" + sts) == show(dir.path(), "HEAD", sts));
+}
+
+TEST_CASE("two programs planning one env name into one namespace are refused", "[plan]") {
+  TempDir dir;
+  init_repo(dir.path());
+  plan(dir.path(), render({typical_env()}));
+  ChangeDir in(dir.path());
+  FakeEnv other = typical_env();
+  other.cluster = "barcelona-b";  // another cluster block, the same namespace and env name
+  other.source = "team-b.mlenv";
+  Diagnostics diagnostics;
+  auto session = PlanSession::open("", diagnostics);
+  CHECK(!session->diff(tree_from_output(render({other})), "team-b.mlenv", diagnostics));
+  REQUIRE(diagnostics.has_errors());
+  CHECK(diagnostics.all()[0].code == Code::E0609);
+  CHECK(diagnostics.all()[0].message ==
+        "env `barcelona-b/ml-dev-env` (namespace `nccl-test`) collides with "
+        "`barcelona/ml-dev-env`, planned by `cluster.mlenv`");
+  // The same `<cluster>/<env>` from another program, whatever its namespace.
+  other.cluster = "barcelona";
+  other.namespace_ = "team-b";
+  Diagnostics same_unit;
+  auto again = PlanSession::open("", same_unit);
+  CHECK(!again->diff(tree_from_output(render({other})), "team-b.mlenv", same_unit));
+  CHECK(same_unit.has_errors());
+  // Another namespace and cluster is fine; so is the same program planning again.
+  other.cluster = "barcelona-b";
+  Diagnostics fine;
+  auto third = PlanSession::open("", fine);
+  CHECK(third->diff(tree_from_output(render({other})), "team-b.mlenv", fine));
+  CHECK(third->diff(tree_from_output(render({typical_env()})), "cluster.mlenv", fine));
+  CHECK(!fine.has_errors());
+}
+
 }  // namespace
 }  // namespace mlenv::plan

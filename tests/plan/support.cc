@@ -29,6 +29,12 @@ std::string lower(std::string text) {
   return text;
 }
 
+// Admin objects are cluster-scoped (an SCC, a ClusterRole), except the namespaced Role and
+// RoleBinding that grant `use` of an SCC.
+bool cluster_scoped(const FakeObject& object) {
+  return object.admin && object.kind != "Role" && object.kind != "RoleBinding";
+}
+
 std::string object_file(const FakeObject& object) {
   std::string name = lower(object.kind) + "-" + object.name + ".yaml";
   return object.admin ? "../_admin/" + name : name;
@@ -37,7 +43,7 @@ std::string object_file(const FakeObject& object) {
 std::string object_yaml(const FakeEnv& env, const FakeObject& object) {
   std::string out = "apiVersion: " + object.api_version + "\nkind: " + object.kind +
                     "\nmetadata:\n  name: " + object.name + "\n";
-  if (!object.admin) out += "  namespace: " + env.namespace_ + "\n";
+  if (!cluster_scoped(object)) out += "  namespace: " + env.namespace_ + "\n";
   return out + object.body;
 }
 
@@ -98,13 +104,36 @@ void init_repo(const std::string& dir, bool empty) {
   if (!empty) user_commit(dir, {{"README.md", "# fleet\n"}}, "initial");
 }
 
+void user_remove(const std::string& dir, const std::string& path, const std::string& message) {
+  fs::remove_all(dir + "/" + path);
+  {
+    Repo r(dir);
+    git_index* index = nullptr;
+    check(git_repository_index(&index, r.repo), "index");
+    check(git_index_remove_directory(index, path.c_str(), 0), "remove");
+    check(git_index_write(index), "write index");
+    git_index_free(index);
+  }
+  user_commit(dir, {}, message);
+}
+
+void user_commit_symlink(const std::string& dir, const std::string& path, const std::string& target,
+                         const std::string& message) {
+  fs::create_directories(fs::path(dir + "/" + path).parent_path());
+  std::error_code error;
+  fs::remove(dir + "/" + path, error);
+  fs::create_symlink(target, dir + "/" + path);
+  user_commit(dir, {{path, ""}}, message);
+}
+
 void user_commit(const std::string& dir, const std::map<std::string, std::string>& files,
                  const std::string& text) {
   Repo r(dir);
   git_index* index = nullptr;
   check(git_repository_index(&index, r.repo), "index");
   for (const auto& [path, bytes] : files) {
-    write_file(dir + "/" + path, bytes);
+    // An existing symbolic link is committed as it is (user_commit_symlink).
+    if (!fs::is_symlink(fs::symlink_status(dir + "/" + path))) write_file(dir + "/" + path, bytes);
     check(git_index_add_bypath(index, path.c_str()), "add");
   }
   check(git_index_write(index), "write index");
@@ -208,6 +237,8 @@ std::map<std::string, std::string> index_entries(const std::string& dir) {
 }
 
 FakeEnv typical_env(const std::string& name) {
+  std::string image = kTypicalImage;
+  image.replace(image.find("ml-dev-env:"), 10, name);
   FakeEnv env;
   env.env = name;
   env.objects = {
@@ -230,7 +261,9 @@ FakeEnv typical_env(const std::string& name) {
       {"apps/v1", "StatefulSet", name,
        "spec:\n  replicas: 2\n  serviceName: " + name +
            "-headless\n  podManagementPolicy: Parallel\n  template:\n    spec:\n      "
-           "containers:\n      - name: main\n        image: \"x\"\n        env:\n        - name: "
+           "containers:\n      - name: main\n        image: \"" +
+           image +
+           "\"\n        env:\n        - name: "
            "PORT\n          value: \"8080\"\n        resources:\n          limits:\n            "
            "nvidia.com/gpu: 4\n",
        8, false},
@@ -238,6 +271,13 @@ FakeEnv typical_env(const std::string& name) {
        "spec:\n  to:\n    kind: Service\n    name: jupyter\n", 9, false},
   };
   env.files = {{"Dockerfile", "FROM base\nRUN pip install torch\n"}};
+  env.actions = {"{\"action\": \"build\", \"after\": \"BuildConfig/" + name +
+                     "\", \"build_config\": \"" + name + "\", \"image_stream_tag\": \"" + name +
+                     ":latest\", \"image\": \"" + image + "\"}",
+                 "{\"action\": \"rollout\", \"after\": \"StatefulSet/" + name + "\"}"};
+  env.secrets = {"{\"name\": \"" + name +
+                 "-oauth-cookie\", \"key\": \"cookie_secret\", \"random_bytes\": 32}"};
+  env.grants = {"{\"scc\": \"mlenvc-rdma\", \"service_account\": \"" + name + "-sa\"}"};
   return env;
 }
 
@@ -278,9 +318,9 @@ target::Output render(const std::vector<FakeEnv>& envs) {
       }
       json << (first ? "\n" : ",\n") << "    {\"address\": \"" << object.kind << "/" << object.name
            << "\", \"api_version\": \"" << object.api_version << "\", \"kind\": \"" << object.kind
-           << "\", \"namespace\": \"" << (object.admin ? "" : env.namespace_) << "\", \"name\": \""
-           << object.name << "\", \"file\": \"" << file << "\", \"sha256\": \"" << sha256_hex(yaml)
-           << "\", \"order\": " << object.order
+           << "\", \"namespace\": \"" << (cluster_scoped(object) ? "" : env.namespace_)
+           << "\", \"name\": \"" << object.name << "\", \"file\": \"" << file
+           << "\", \"sha256\": \"" << sha256_hex(yaml) << "\", \"order\": " << object.order
            << ", \"admin\": " << (object.admin ? "true" : "false")
            << (object.shared ? ", \"shared\": true" : "") << "}";
       first = false;
@@ -293,7 +333,17 @@ target::Output render(const std::vector<FakeEnv>& envs) {
       first = false;
       files[dir + path] = bytes;
     }
-    json << "\n  ]\n}\n";
+    json << "\n  ]";
+    auto list = [&json](const char* key, const std::vector<std::string>& items) {
+      json << ",\n  \"" << key << "\": [";
+      for (std::size_t i = 0; i < items.size(); ++i) json << (i ? ",\n    " : "\n    ") << items[i];
+      json << "\n  ]";
+    };
+    if (!env.env_kind.empty()) json << ",\n  \"env_kind\": \"" << env.env_kind << "\"";
+    if (!env.secrets.empty()) list("secrets", env.secrets);
+    if (!env.grants.empty()) list("grants", env.grants);
+    if (!env.actions.empty()) list("actions", env.actions);
+    json << "\n}\n";
     files[dir + "plan.json"] = json.str();
   }
   target::Output output;

@@ -41,6 +41,11 @@ std::string read_file(const std::string& path);
 /// through the index.
 void user_commit(const std::string& dir, const std::map<std::string, std::string>& files,
                  const std::string& message);
+/// Removes the directory `path` from the work tree and commits that, as `git rm -r` would.
+void user_remove(const std::string& dir, const std::string& path, const std::string& message);
+/// Commits a symbolic link at `path` pointing to `target`, through the index.
+void user_commit_symlink(const std::string& dir, const std::string& path, const std::string& target,
+                         const std::string& message);
 /// The blob bytes at `path` in the commit `rev` ("HEAD", a ref name), or "<missing>".
 std::string show(const std::string& dir, const std::string& rev, const std::string& path);
 /// The commit message of `rev`.
@@ -72,10 +77,19 @@ struct FakeEnv {
   std::map<std::string, std::string> inputs = {{"cluster.mlenv", "v1"}};  ///< path -> bytes
   std::vector<FakeObject> objects;
   std::map<std::string, std::string> files;  ///< extra files (Dockerfile) by name
+  std::string env_kind;                      ///< "" writes no `env_kind`
+  std::vector<std::string> secrets;          ///< plan.json `secrets` entries, as JSON objects
+  std::vector<std::string> grants;           ///< plan.json `grants` entries, as JSON objects
+  std::vector<std::string> actions;          ///< plan.json `actions` entries; empty writes no key
 };
 
+/// The image the typical env's build produces and its StatefulSet names.
+inline constexpr const char* kTypicalImage =
+    "image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env:latest";
+
 /// A typical env: ServiceAccount, PVC, ConfigMap, ImageStream, BuildConfig, Service,
-/// StatefulSet, Route, and an admin SCC.
+/// StatefulSet, Route, and an admin SCC; a build action (tag `<env>:latest`), a rollout, the
+/// oauth cookie Secret and the SCC grant.
 FakeEnv typical_env(const std::string& env = "ml-dev-env");
 /// The files a target would render for `envs`, plan.json included.
 target::Output render(const std::vector<FakeEnv>& envs);

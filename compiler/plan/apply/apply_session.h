@@ -27,10 +27,15 @@ struct ApplyRequest {
   bool dry_run = false;
   StepOptions steps;
   Renderer render;
+  int poll_ms = 5000;  ///< how often --wait asks for a Job's conditions
 };
 
+/// apply's exit status when a run it waited for (--wait) failed.
+constexpr int kExitRunFailed = 3;
+
 /// Runs the request from the current directory, printing commands to `out`. Returns the exit
-/// status: 0 applied (or printed), 1 refused or failed with diagnostics reported.
+/// status: 0 applied (or printed), 1 refused or failed with diagnostics reported,
+/// kExitRunFailed when everything was applied but a run waited for ended Failed.
 int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& diagnostics);
 
 }  // namespace mlenv::plan

@@ -109,9 +109,16 @@ void to_json(const YAML::Node& node, std::string& out) {
 
 }  // namespace
 
-ApplySetParent applyset_parent(const std::string& env, const std::string& namespace_) {
+ApplySetParent applyset_parent(const std::string& env, const std::string& namespace_,
+                               const std::string& source) {
+  std::string name = "applyset-" + env;
+  if (!source.empty()) name += "-" + sha256_hex(source).substr(0, 8);
+  return applyset_parent_named(name, namespace_);
+}
+
+ApplySetParent applyset_parent_named(const std::string& name, const std::string& namespace_) {
   ApplySetParent parent;
-  parent.name = "applyset-" + env;
+  parent.name = name;
   parent.namespace_ = namespace_;
   // KEP-3659: base64url (no padding) of sha256 of `<name>.<namespace>.<Kind>.<group>`.
   std::string digest = unhex(sha256_hex(parent.name + "." + namespace_ + ".ConfigMap."));

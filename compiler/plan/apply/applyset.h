@@ -15,8 +15,15 @@ struct ApplySetParent {
   std::string id;  ///< `applyset-<base64url(sha256(name.namespace.ConfigMap.))>-v1`
 };
 
-/// The parent of the env `env` in `namespace_`.
-ApplySetParent applyset_parent(const std::string& env, const std::string& namespace_);
+/// The parent of the env `env` planned from root file `source` into `namespace_`:
+/// `applyset-<env>-<first 8 hex digits of sha256(source)>`, so two programs that both have an
+/// env of that name in one namespace have two ApplySets and never prune each other's objects.
+/// An empty `source` gives the name apply used before (`applyset-<env>`).
+ApplySetParent applyset_parent(const std::string& env, const std::string& namespace_,
+                               const std::string& source);
+
+/// The parent called `name` in `namespace_` (its id computed as the KEP says).
+ApplySetParent applyset_parent_named(const std::string& name, const std::string& namespace_);
 
 /// `Kind.group` ("StatefulSet.apps"), or `Kind` for the core group, as the KEP spells it.
 std::string group_kind(std::string_view api_version, std::string_view kind);

@@ -17,13 +17,39 @@ namespace mlenv::plan {
 /// Which program a step runs.
 enum class Client { Kubectl, Oc };
 
+/// What the session does with a step's command and its output.
+enum class StepKind {
+  Run,               ///< run it; a failure stops apply
+  RequireNamespace,  ///< `get namespace --ignore-not-found -o name`: empty output is E0710
+  EnsureSecret,      ///< `get secret --ignore-not-found -o name`: empty output runs `then`
+  CheckGrant,        ///< `auth can-i use ...`: "no" is E0711
+  Build,             ///< read the ImageStreamTag's digest; build first when needed (`then`)
+  WaitJob,           ///< poll the Job's conditions until Complete or Failed
+};
+
 /// One command: arguments after the program, its stdin, and how to show that stdin.
 struct Step {
-  Client client = Client::Kubectl;  ///< Oc only for `start-build`
+  StepKind kind = StepKind::Run;
+  Client client = Client::Kubectl;  ///< Oc for `start-build`, `logs bc/`, `get istag`, `auth`
   std::vector<std::string> args;
   std::string input;       ///< JSON object(s) on stdin, "" for none
   std::string input_from;  ///< the committed file the input comes from, for dry runs
   bool waits = false;      ///< a build or rollout: subject to --timeout
+  /// EnsureSecret: `create secret`, fed `random_bytes` random bytes on stdin.
+  /// Build: `start-build`; `on_failure` is the build log's tail.
+  std::vector<std::string> then;
+  std::vector<std::string> on_failure;
+  int random_bytes = 0;
+  bool rebuild = false;  ///< Build: the build inputs changed, or there is no applied record
+  /// Build: the image workloads name; Run: the image in `input` to replace by that image's digest.
+  std::string image;
+  std::string subject;  ///< what the step is about, for messages (`Job/trainer`, an SCC, a Secret)
+};
+
+/// The commands of one env: checks that change nothing, run for every env before any `steps`.
+struct EnvSteps {
+  std::vector<Step> preflight;
+  std::vector<Step> steps;
 };
 
 /// One committed env plan and what was last applied of it.
@@ -35,11 +61,19 @@ struct EnvPlan {
   std::optional<BlobId> applied_commit;  ///< where `refs/mlenv/applied/<unit>` pointed at load
   std::optional<PlanManifest> applied;   ///< plan.json of that record
   PlanTree applied_files;                ///< its files, paths relative to the work tree as `dir`
+  std::string plan_root;     ///< absolute path of the plan directory holding `<cluster>/<env>`
+  std::string runtime_tree;  ///< id of `<plan_root>/_runtime` at HEAD, "" when none
+  std::string applied_runtime_tree;  ///< the same, as recorded with the last apply
+  /// The ApplySet parent named by the applied record (`applyset-<env>` for records written
+  /// before parents named the program), whose id labels the objects that record applied.
+  std::string applied_parent;
 };
 
 /// Options that shape the steps.
 struct StepOptions {
   std::string timeout = "30m";
+  bool admin = false;  ///< --admin: only the `admin` objects (the platform team's SCC and grants)
+  bool wait = false;   ///< --wait: wait for each run (`complete` action) to finish
   std::set<std::string> allow_destroy;  ///< addresses the operator allows to be deleted
   /// `<namespace>/<Kind>/<name>` of every shared object (PlanObject::shared) in the plan of an
   /// env being applied: an env whose plan drops one leaves it to the envs that keep it.
@@ -49,14 +83,19 @@ struct StepOptions {
 /// The key of a shared object in StepOptions::shared_in_use.
 std::string shared_key(const PlanObject& object);
 
-/// The steps of one env, in order: admin objects, the ApplySet parent, each object (with a
-/// delete first when it must be replaced, the build after its BuildConfig, the rollout wait
-/// after its StatefulSet), then the prune of objects that left the plan, newest order first.
+/// The steps of one env. Preflight: the Namespace exists, then (plain apply) each SCC grant.
+/// Steps, plain apply: the ApplySet parent, each Secret created when missing, each non-admin
+/// object (a delete first when it must be replaced; an unchanged Job skipped) followed by its
+/// actions (build, rollout, with --wait completion), then the prune of objects that left the
+/// plan, newest order first. With --admin: only the admin objects and their prune.
 /// Reports E0704 for protected objects that would be deleted without --allow-destroy and
 /// E0607 for unreadable objects; adds the addresses it deletes to `destroyed`.
-std::optional<std::vector<Step>> plan_steps(const EnvPlan& env, const StepOptions& options,
-                                            std::set<std::string>& destroyed,
-                                            Diagnostics& diagnostics);
+std::optional<EnvSteps> plan_steps(const EnvPlan& env, const StepOptions& options,
+                                   std::set<std::string>& destroyed, Diagnostics& diagnostics);
+
+/// The JSON member `"image":"<image>"` as object inputs spell it, which the session replaces by
+/// the built digest.
+std::string image_field(const std::string& image);
 
 /// The resource name kubectl resolves without discovery ("statefulsets.apps").
 std::string resource_name(const std::string& api_version, const std::string& kind);

@@ -1,0 +1,60 @@
+#pragma once
+// `mlenvc results ENV`: the result of an acceptance run, as rank 0 of its Job printed it on one
+// log line, `MLENV_RESULTS <json>` (results.json, format_version 1, written by mlenv-boot).
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/diag/diagnostic.h"
+
+namespace mlenv::plan {
+
+/// One message size of the NCCL self-test, as nccl-tests prints it.
+struct ResultRow {
+  double bytes = 0;
+  double time_us = 0;
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+};
+
+/// The parts of results.json that `mlenvc results` shows.
+struct RunResults {
+  std::string job;
+  std::string status;  ///< "passed", "failed" or "error"
+  std::string error;
+  std::string transport;
+  std::string nccl_version;
+  int world_size = 0;
+  int nnodes = 0;
+  double total_time_s = 0;
+  double min_busbw_gbps = 0;
+  double avg_busbw_gbps = 0;
+  std::vector<ResultRow> rows;
+};
+
+/// The JSON of the last `MLENV_RESULTS ` line in a log, or nullopt when there is none.
+std::optional<std::string> find_results_line(std::string_view log);
+
+/// Parses results.json; on failure returns nullopt and says why in `error`.
+std::optional<RunResults> parse_results(const std::string& json, std::string& error);
+
+/// The table: one row per size (size, time, algbw, busbw), the average busbw, the threshold and
+/// PASSED or FAILED (or the error).
+void print_results(std::ostream& out, const RunResults& results);
+
+/// What `mlenvc results` was asked.
+struct ResultsRequest {
+  std::string env;     ///< `ENV` or `CLUSTER/ENV`
+  std::string client;  ///< --kubectl PATH; "" to search PATH for oc, then kubectl
+  bool json = false;   ///< print the document instead of the table
+  int timeout_seconds = 60;
+};
+
+/// Finds the env in the plans committed at HEAD, reads rank 0's log and prints the result.
+/// Returns 0 passed, 1 failed or refused (E0715 no such env, E0716 no result yet).
+int show_results(const ResultsRequest& request, std::ostream& out, Diagnostics& diagnostics);
+
+}  // namespace mlenv::plan
