@@ -21,14 +21,22 @@ std::string article(const std::string& noun) {
 
 const char* kind_word(Value::Kind kind) {
   switch (kind) {
-    case Value::Kind::String: return "string";
-    case Value::Kind::Int: return "int";
-    case Value::Kind::Bool: return "bool";
-    case Value::Kind::Quantity: return "quantity";
-    case Value::Kind::Duration: return "duration";
-    case Value::Kind::Enum: return "enum member";
-    case Value::Kind::List: return "list";
-    case Value::Kind::Block: return "block";
+    case Value::Kind::String:
+      return "string";
+    case Value::Kind::Int:
+      return "int";
+    case Value::Kind::Bool:
+      return "bool";
+    case Value::Kind::Quantity:
+      return "quantity";
+    case Value::Kind::Duration:
+      return "duration";
+    case Value::Kind::Enum:
+      return "enum member";
+    case Value::Kind::List:
+      return "list";
+    case Value::Kind::Block:
+      return "block";
   }
   return "value";
 }
@@ -41,16 +49,24 @@ bool is_scalar(Value::Kind kind) {
 Value::Kind value_kind(const Type& type) {
   switch (type.kind) {
     case Type::Kind::String:
-    case Type::Kind::Name: return Value::Kind::String;
+    case Type::Kind::Name:
+      return Value::Kind::String;
     case Type::Kind::Int:
-    case Type::Kind::Port: return Value::Kind::Int;
-    case Type::Kind::Bool: return Value::Kind::Bool;
-    case Type::Kind::Quantity: return Value::Kind::Quantity;
-    case Type::Kind::Duration: return Value::Kind::Duration;
-    case Type::Kind::Enum: return Value::Kind::Enum;
-    case Type::Kind::List: return Value::Kind::List;
+    case Type::Kind::Port:
+      return Value::Kind::Int;
+    case Type::Kind::Bool:
+      return Value::Kind::Bool;
+    case Type::Kind::Quantity:
+      return Value::Kind::Quantity;
+    case Type::Kind::Duration:
+      return Value::Kind::Duration;
+    case Type::Kind::Enum:
+      return Value::Kind::Enum;
+    case Type::Kind::List:
+      return Value::Kind::List;
     case Type::Kind::Map:
-    case Type::Kind::Schema: return Value::Kind::Block;
+    case Type::Kind::Schema:
+      return Value::Kind::Block;
   }
   return Value::Kind::String;
 }
@@ -125,16 +141,15 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
     auto start = std::find(eval_stack_.begin(), eval_stack_.end(), &state);
     for (auto it = start; it != eval_stack_.end(); ++it) cycle.push_back((*it)->decl->name.name);
     cycle.push_back(decl.name.name);
-    diagnostics_.report(via_extends ? Code::E0206 : Code::E0209, from,
-                        std::string(via_extends ? "extends" : "reference") +
-                            " cycle: " + join_cycle(cycle));
+    diagnostics_.report(
+        via_extends ? Code::E0206 : Code::E0209, from,
+        std::string(via_extends ? "extends" : "reference") + " cycle: " + join_cycle(cycle));
     return nullptr;
   }
   if (!state.schema) return nullptr;
   if (eval_stack_.size() >= limits::kMaxExtendsChain) {
     diagnostics_.report(Code::E0104, from,
-                        "declarations nest more than " +
-                            std::to_string(limits::kMaxExtendsChain) +
+                        "declarations nest more than " + std::to_string(limits::kMaxExtendsChain) +
                             " deep through `extends` and references");
     return nullptr;
   }
@@ -214,9 +229,9 @@ void Checker::apply_block(Value& target, const ast::Block& block, const SchemaDe
 
     Slot* existing = target.slot(name);
     if (existing && existing->final_at.valid()) {
-      Diagnostic& d = diagnostics_.report(Code::E0308, key_range,
-                                          "`" + name + "` is final and cannot be assigned",
-                                          "assigned here");
+      Diagnostic& d =
+          diagnostics_.report(Code::E0308, key_range,
+                              "`" + name + "` is final and cannot be assigned", "assigned here");
       d.notes.push_back({"marked final here", existing->final_at});
       continue;
     }
@@ -225,9 +240,9 @@ void Checker::apply_block(Value& target, const ast::Block& block, const SchemaDe
                      (type->kind == Type::Kind::Schema || type->kind == Type::Kind::Map);
     if (entry.op == ast::Op::Append && existing && !mergeable) {
       if (type->kind != Type::Kind::List) {
-        diagnostics_.report(Code::E0309, key_range,
-                            "`+=` needs a list or a block, and `" + name + "` is " +
-                                type->describe());
+        diagnostics_.report(
+            Code::E0309, key_range,
+            "`+=` needs a list or a block, and `" + name + "` is " + type->describe());
         continue;
       }
       ValuePtr more = eval_expr(entry.value, *type, module, depth + 1);
@@ -253,8 +268,7 @@ void Checker::apply_block(Value& target, const ast::Block& block, const SchemaDe
       if (!spend(existing->value->slots.size() * sizeof(Slot), key_range)) continue;
       apply_block(unshare(existing->value), *literal_block,
                   type->kind == Type::Kind::Schema ? type->schema : nullptr,
-                  type->kind == Type::Kind::Map ? type->element.get() : nullptr, module,
-                  depth + 1);
+                  type->kind == Type::Kind::Map ? type->element.get() : nullptr, module, depth + 1);
       existing->assigned = key_range;
     } else {
       SourceRange locked;
@@ -286,8 +300,8 @@ ValuePtr Checker::eval_expr(const ast::Expr& expr, const Type& type, Module& mod
                             std::size_t depth) {
   SourceRange range = module.at(ast::located(expr));
   auto mismatch = [&](const std::string& found, std::string label = {}) -> ValuePtr {
-    diagnostics_.report(Code::E0301, range,
-                        "expected " + type.describe() + ", found " + found, std::move(label));
+    diagnostics_.report(Code::E0301, range, "expected " + type.describe() + ", found " + found,
+                        std::move(label));
     return nullptr;
   };
   if (depth > limits::kMaxNestingDepth) {
@@ -347,8 +361,7 @@ ValuePtr Checker::eval_string(const ast::StringLit& literal, const Type& type, M
                type.kind == Type::Kind::Duration) {
       hint = "write the number without quotes";
     }
-    diagnostics_.report(Code::E0301, range, "expected " + type.describe() + ", found string",
-                        hint);
+    diagnostics_.report(Code::E0301, range, "expected " + type.describe() + ", found string", hint);
     return nullptr;
   }
   auto v = std::make_shared<Value>();
@@ -383,8 +396,9 @@ ValuePtr Checker::eval_string(const ast::StringLit& literal, const Type& type, M
 
 bool Checker::check_scalar(Value& v, const Type& type, SourceRange range) {
   if (type.kind == Type::Kind::Name && !is_dns_label(v.text)) {
-    diagnostics_.report(Code::E0305, range, "`" + v.text + "` is not a valid name",
-                        "lower-case letters, digits and `-`, at most 63, alphanumeric at both ends");
+    diagnostics_.report(
+        Code::E0305, range, "`" + v.text + "` is not a valid name",
+        "lower-case letters, digits and `-`, at most 63, alphanumeric at both ends");
     return false;
   }
   if (type.pattern && !type.pattern->search(v.text)) {
@@ -392,8 +406,8 @@ bool Checker::check_scalar(Value& v, const Type& type, SourceRange range) {
                         "expected " + type.pattern_words);
     return false;
   }
-  if (v.kind == Value::Kind::Int && ((type.low && v.number < *type.low) ||
-                                     (type.high && v.number > *type.high))) {
+  if (v.kind == Value::Kind::Int &&
+      ((type.low && v.number < *type.low) || (type.high && v.number > *type.high))) {
     diagnostics_.report(Code::E0304, range,
                         std::to_string(v.number) + " is out of range for " + type.describe());
     return false;
@@ -476,7 +490,8 @@ DeclState* Checker::pick(const std::vector<DeclState*>& candidates, const Schema
     if (state->schema == kind) return state;
   }
   std::string kinds;
-  for (DeclState* state : candidates) kinds += (kinds.empty() ? "" : " and ") + state->decl->kind.name;
+  for (DeclState* state : candidates)
+    kinds += (kinds.empty() ? "" : " and ") + state->decl->kind.name;
   Diagnostic& d = diagnostics_.report(Code::E0205, at, "`" + name + "` names a " + kinds,
                                       "which one is meant here is ambiguous");
   for (DeclState* state : candidates) {
@@ -585,10 +600,9 @@ ValuePtr Checker::eval_ref(const ast::Ref& ref, const Type& type, Module& module
       for (const std::string& m : type.enumeration->members) {
         members += (members.empty() ? "" : ", ") + m;
       }
-      diagnostics_.report(Code::E0306, range,
-                          "`" + member + "` is not a `" + type.enumeration->name + "`",
-                          hint.empty() ? "expected one of " + members
-                                       : "did you mean `" + hint + "`?");
+      diagnostics_.report(
+          Code::E0306, range, "`" + member + "` is not a `" + type.enumeration->name + "`",
+          hint.empty() ? "expected one of " + members : "did you mean `" + hint + "`?");
       return nullptr;
     }
     auto v = std::make_shared<Value>();

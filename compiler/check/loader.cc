@@ -19,7 +19,8 @@ std::string with_extension(std::string path) {
 // `std/images/pytorch` → `pytorch`; the qualifier an import makes available.
 std::string qualifier_of(const std::string& path) {
   std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
-  if (base.size() > 6 && base.compare(base.size() - 6, 6, ".mlenv") == 0) base.resize(base.size() - 6);
+  if (base.size() > 6 && base.compare(base.size() - 6, 6, ".mlenv") == 0)
+    base.resize(base.size() - 6);
   return base;
 }
 
@@ -100,11 +101,11 @@ Module* Checker::load(const std::string& path, SourceRange from, std::vector<Mod
                           "an import path is a plain string without interpolation");
       continue;
     }
-    std::string resolved = target.rfind("std/", 0) == 0
-                               ? with_extension(target)
-                               : with_extension(normalize_path(
-                                     parent_path(path).empty() ? target
-                                                               : parent_path(path) + "/" + target));
+    std::string resolved =
+        target.rfind("std/", 0) == 0
+            ? with_extension(target)
+            : with_extension(normalize_path(
+                  parent_path(path).empty() ? target : parent_path(path) + "/" + target));
     std::string qualifier = import->alias ? import->alias->name : qualifier_of(target);
     if (!is_identifier(qualifier)) {
       diagnostics_.report(Code::E0204, range,
@@ -150,9 +151,9 @@ void Checker::declare(Module& module) {
     }
     auto key = std::make_pair(decl->kind.name, name->name);
     if (auto previous = seen.find(key); previous != seen.end()) {
-      Diagnostic& d = diagnostics_.report(
-          Code::E0203, module.at(*name),
-          "the " + decl->kind.name + " `" + name->name + "` is declared twice");
+      Diagnostic& d =
+          diagnostics_.report(Code::E0203, module.at(*name),
+                              "the " + decl->kind.name + " `" + name->name + "` is declared twice");
       d.notes.push_back({"first declared here", previous->second});
       continue;
     }

@@ -34,12 +34,15 @@ struct TypeBuilder {
   Type build(const ast::TypeExpr& expr) {
     Type type;
     const std::string& name = expr.name.name;
-    static const std::map<std::string, Type::Kind> kBuiltins = {
-        {"string", Type::Kind::String}, {"name", Type::Kind::Name},
-        {"int", Type::Kind::Int},       {"port", Type::Kind::Port},
-        {"bool", Type::Kind::Bool},     {"quantity", Type::Kind::Quantity},
-        {"duration", Type::Kind::Duration}, {"list", Type::Kind::List},
-        {"map", Type::Kind::Map}};
+    static const std::map<std::string, Type::Kind> kBuiltins = {{"string", Type::Kind::String},
+                                                                {"name", Type::Kind::Name},
+                                                                {"int", Type::Kind::Int},
+                                                                {"port", Type::Kind::Port},
+                                                                {"bool", Type::Kind::Bool},
+                                                                {"quantity", Type::Kind::Quantity},
+                                                                {"duration", Type::Kind::Duration},
+                                                                {"list", Type::Kind::List},
+                                                                {"map", Type::Kind::Map}};
     if (auto it = kBuiltins.find(name); it != kBuiltins.end()) {
       type.kind = it->second;
     } else if (auto e = registry.enums.find(name); e != registry.enums.end()) {
@@ -89,21 +92,31 @@ struct TypeBuilder {
 
 std::string Type::describe() const {
   switch (kind) {
-    case Kind::String: return pattern ? "string(/" + pattern_text + "/)" : "string";
-    case Kind::Name: return "name";
-    case Kind::Port: return "port";
+    case Kind::String:
+      return pattern ? "string(/" + pattern_text + "/)" : "string";
+    case Kind::Name:
+      return "name";
+    case Kind::Port:
+      return "port";
     case Kind::Int: {
       if (!low && !high) return "int";
       return "int(" + (low ? std::to_string(*low) : "") + ".." +
              (high ? std::to_string(*high) : "") + ")";
     }
-    case Kind::Bool: return "bool";
-    case Kind::Quantity: return "quantity";
-    case Kind::Duration: return "duration";
-    case Kind::List: return "list(" + element->describe() + ")";
-    case Kind::Map: return "map(" + element->describe() + ")";
-    case Kind::Enum: return enumeration->name;
-    case Kind::Schema: return schema->name;
+    case Kind::Bool:
+      return "bool";
+    case Kind::Quantity:
+      return "quantity";
+    case Kind::Duration:
+      return "duration";
+    case Kind::List:
+      return "list(" + element->describe() + ")";
+    case Kind::Map:
+      return "map(" + element->describe() + ")";
+    case Kind::Enum:
+      return enumeration->name;
+    case Kind::Schema:
+      return schema->name;
   }
   return "?";
 }

@@ -20,7 +20,7 @@ struct EnumDef;
 
 /// The declaration kinds; each is also the name of its schema.
 inline constexpr const char* kDeclarationKinds[] = {"cluster", "image", "env", "storage",
-                                                   "network"};
+                                                    "network"};
 
 /// A field's type: a built-in (with its refinement), list/map of a type, an enum or a schema.
 struct Type {

@@ -10,14 +10,16 @@ const std::vector<CodeInfo>& all_codes() {
 #define MLENV_DIAG(id, severity, summary, explanation) \
   {Code::id, #id, Severity::severity, summary, explanation},
 #include "compiler/diag/codes_front.def"
-#include "compiler/diag/codes_target.def"
 #include "compiler/diag/codes_plan.def"
+#include "compiler/diag/codes_target.def"
 #undef MLENV_DIAG
   };
   return codes;
 }
 
-const CodeInfo& code_info(Code code) { return all_codes().at(static_cast<std::size_t>(code)); }
+const CodeInfo& code_info(Code code) {
+  return all_codes().at(static_cast<std::size_t>(code));
+}
 
 const CodeInfo* find_code(std::string_view id) {
   for (const CodeInfo& info : all_codes()) {

@@ -17,8 +17,8 @@ enum class Severity : std::uint8_t { Error, Warning, Note };
 enum class Code : std::uint16_t {
 #define MLENV_DIAG(id, severity, summary, explanation) id,
 #include "compiler/diag/codes_front.def"
-#include "compiler/diag/codes_target.def"
 #include "compiler/diag/codes_plan.def"
+#include "compiler/diag/codes_target.def"
 #undef MLENV_DIAG
 };
 

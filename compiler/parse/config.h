@@ -49,8 +49,9 @@ struct ParseState {
                              base[begin] == '\r')) {
         ++begin;
       }
-      auto it = std::lower_bound(comments->begin(), comments->end(), begin,
-                                 [](const ast::Located& c, std::uint32_t b) { return c.begin < b; });
+      auto it =
+          std::lower_bound(comments->begin(), comments->end(), begin,
+                           [](const ast::Located& c, std::uint32_t b) { return c.begin < b; });
       if (it == comments->end() || it->begin != begin || it->end > end) return begin;
       begin = it->end;
     }
@@ -62,8 +63,7 @@ using iterator_type = const char*;
 
 // Whitespace and comments. Spelled with explicit character sets so that bytes >= 0x80 (UTF-8)
 // never reach the C character classification functions.
-inline const auto skipper = x3::char_(" \t\r\n\f\v") |
-                            (x3::lit("//") >> *(x3::char_ - x3::eol)) |
+inline const auto skipper = x3::char_(" \t\r\n\f\v") | (x3::lit("//") >> *(x3::char_ - x3::eol)) |
                             (x3::lit("/*") >> *(x3::char_ - x3::lit("*/")) >> x3::lit("*/"));
 using skipper_type = std::remove_cv_t<decltype(skipper)>;
 

@@ -44,10 +44,10 @@ const auto list_def = list_items;
 const auto block_entries_def = nested{'{'}['{' >> *(entry >> *separator) >> x3::expect['}']];
 const auto block_rule_def = block_entries;
 const auto block_expression_def = block_rule;
-const auto entry_block_def =
-    final_marker >> key >> x3::attr(ast::Op::Assign) >> block_expression >> x3::attr(true);
-const auto entry_assign_def =
-    final_marker >> key >> x3::expect[assign] >> x3::expect[expression_rule] >> x3::attr(false);
+const auto entry_block_def = final_marker >> key >> x3::attr(ast::Op::Assign) >> block_expression
+                             >> x3::attr(true);
+const auto entry_assign_def = final_marker >> key >> x3::expect[assign] >>
+                              x3::expect[expression_rule] >> x3::attr(false);
 // The lookahead picks the form before anything is parsed into the attribute: X3 does not
 // undo a failed alternative's partial attribute, so the two forms must never backtrack.
 const auto entry_def = (&(final_marker >> key >> '{') >> entry_block) | entry_assign;

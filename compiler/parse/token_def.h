@@ -33,8 +33,8 @@ inline constexpr const char* kExpectHeredocEnd = "heredoc terminator";
 inline constexpr const char* kNestingTooDeep = "nesting within the limit";
 
 inline bool is_ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
 }
 
 inline void append_utf8(std::string& out, std::uint32_t cp) {
@@ -85,15 +85,26 @@ struct quoted_string_parser : x3::parser<quoted_string_parser> {
         It escape = it++;
         if (it == last) throw x3::expectation_failure<It>(first, kExpectClosingQuote);
         switch (*it) {
-          case '"': chunk += '"'; break;
-          case '\\': chunk += '\\'; break;
-          case '$': chunk += '$'; break;
-          case 'n': chunk += '\n'; break;
-          case 't': chunk += '\t'; break;
+          case '"':
+            chunk += '"';
+            break;
+          case '\\':
+            chunk += '\\';
+            break;
+          case '$':
+            chunk += '$';
+            break;
+          case 'n':
+            chunk += '\n';
+            break;
+          case 't':
+            chunk += '\t';
+            break;
           case 'u': {
             std::uint32_t cp = 0;
             int digits = 0;
-            if (++it == last || *it != '{') throw x3::expectation_failure<It>(escape, kExpectEscape);
+            if (++it == last || *it != '{')
+              throw x3::expectation_failure<It>(escape, kExpectEscape);
             for (++it; it != last && *it != '}' && digits < 7; ++it, ++digits) {
               char h = *it;
               int v = h >= '0' && h <= '9'   ? h - '0'
@@ -110,7 +121,8 @@ struct quoted_string_parser : x3::parser<quoted_string_parser> {
             append_utf8(chunk, cp);
             break;
           }
-          default: throw x3::expectation_failure<It>(escape, kExpectEscape);
+          default:
+            throw x3::expectation_failure<It>(escape, kExpectEscape);
         }
         ++it;
         continue;
@@ -169,7 +181,8 @@ struct heredoc_parser : x3::parser<heredoc_parser> {
     if (it == tag_start) return false;
     std::string tag(tag_start, it);
     while (it != last && (*it == ' ' || *it == '\t' || *it == '\r')) ++it;
-    if (it == last || *it != '\n') throw x3::expectation_failure<It>(it, "newline after the heredoc tag");
+    if (it == last || *it != '\n')
+      throw x3::expectation_failure<It>(it, "newline after the heredoc tag");
     ++it;
     std::vector<std::string> lines;
     for (;;) {
@@ -278,21 +291,20 @@ const x3::rule<string_class, ast::StringLit> string_lit = "string";
 const x3::rule<quoted_key_class, std::string> quoted_key = "quoted key";
 const x3::rule<key_class, ast::Key> key = "field name";
 
-const auto ident_str_def =
-    x3::lexeme[x3::raw[x3::char_("A-Za-z_") >> *x3::char_("A-Za-z0-9_-")]];
+const auto ident_str_def = x3::lexeme[x3::raw[x3::char_("A-Za-z_") >> *x3::char_("A-Za-z0-9_-")]];
 const auto identifier_def = ident_str;
 const auto ref_path_def = ident_str % '.';
 const auto ref_def = ref_path;
-const auto number_def = x3::lexeme[x3::raw[-x3::lit('-') >> x3::char_("0-9") >>
-                                           *x3::char_("0-9") >>
-                                           -(x3::lit('.') >> +x3::char_("0-9")) >>
-                                           *x3::char_("A-Za-z0-9")]];
+const auto number_def =
+    x3::lexeme[x3::raw[-x3::lit('-') >> x3::char_("0-9") >> *x3::char_("0-9") >>
+                       -(x3::lit('.') >> +x3::char_("0-9")) >> *x3::char_("A-Za-z0-9")]];
 const auto boolean_def = x3::lexeme[x3::bool_ >> !x3::char_("A-Za-z0-9_-")];
 const auto string_lit_def = quoted_string_parser{} | heredoc_parser{};
 const auto quoted_key_def =
     x3::lexeme['"' >> *((x3::lit('\\') >> x3::char_("\"\\")) | ~x3::char_("\"\\\n")) >> '"'];
 const auto key_def = (ident_str >> x3::attr(false)) | (quoted_key >> x3::attr(true));
 
-BOOST_SPIRIT_DEFINE(ident_str, identifier, ref_path, ref, number, boolean, string_lit, quoted_key, key)
+BOOST_SPIRIT_DEFINE(ident_str, identifier, ref_path, ref, number, boolean, string_lit, quoted_key,
+                    key)
 
 }  // namespace mlenv::parse

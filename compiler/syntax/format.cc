@@ -15,7 +15,8 @@ class Printer {
     const ast::Item* previous = nullptr;
     for (const ast::Item& item : file.items) {
       const ast::Located& at = located(item);
-      bool imports = previous && boost::get<ast::Import>(previous) && boost::get<ast::Import>(&item);
+      bool imports =
+          previous && boost::get<ast::Import>(previous) && boost::get<ast::Import>(&item);
       if (previous && (!imports || blank_between(at.begin))) blank();
       comments_before(at.begin, 0);
       print_item(item);
@@ -28,8 +29,7 @@ class Printer {
 
  private:
   static const ast::Located& located(const ast::Item& item) {
-    return boost::apply_visitor([](const auto& node) -> const ast::Located& { return node; },
-                                item);
+    return boost::apply_visitor([](const auto& node) -> const ast::Located& { return node; }, item);
   }
 
   // Only whitespace lies between the last printed node and `pos`: two newlines make a blank line.
@@ -37,16 +37,15 @@ class Printer {
 
   // One blank line, never two.
   void blank() {
-    if (!out_.empty() && out_.compare(out_.size() - std::min<std::size_t>(2, out_.size()),
-                                      2, "\n\n") != 0) {
+    if (!out_.empty() &&
+        out_.compare(out_.size() - std::min<std::size_t>(2, out_.size()), 2, "\n\n") != 0) {
       out_ += '\n';
     }
   }
 
   bool has_comment(std::uint32_t begin, std::uint32_t end) const {
-    return std::any_of(comments_.begin(), comments_.end(), [&](const ast::Located& c) {
-      return c.begin >= begin && c.begin < end;
-    });
+    return std::any_of(comments_.begin(), comments_.end(),
+                       [&](const ast::Located& c) { return c.begin >= begin && c.begin < end; });
   }
 
   // A comment on a line of its own between `begin` and `end` (not one trailing `begin`'s line).
@@ -201,8 +200,8 @@ class Printer {
       std::string_view source = text_.substr(s.begin + 2);
       std::size_t tag_end = 0;
       while (tag_end < source.size() &&
-             (std::isalnum(static_cast<unsigned char>(source[tag_end])) ||
-              source[tag_end] == '_' || source[tag_end] == '-')) {
+             (std::isalnum(static_cast<unsigned char>(source[tag_end])) || source[tag_end] == '_' ||
+              source[tag_end] == '-')) {
         ++tag_end;
       }
       std::string tag(source.substr(0, tag_end));
@@ -243,7 +242,8 @@ class Printer {
     if (const auto* list = boost::get<ast::List>(&e)) {
       std::string out = "[";
       for (const ast::Expr& item : list->items) {
-        bool nested_ok = is_scalar(item) || (boost::get<ast::Block>(&item) && list->items.size() == 1);
+        bool nested_ok =
+            is_scalar(item) || (boost::get<ast::Block>(&item) && list->items.size() == 1);
         std::string one = nested_ok ? inline_value(item, indent) : "";
         if (one.empty()) return "";
         out += (out.size() > 1 ? ", " : "") + one;
@@ -263,7 +263,9 @@ class Printer {
     return out + " }";
   }
 
-  static std::string key(const ast::Key& k) { return k.quoted ? "\"" + escape(k.text) + "\"" : k.text; }
+  static std::string key(const ast::Key& k) {
+    return k.quoted ? "\"" + escape(k.text) + "\"" : k.text;
+  }
 
   // Prints `e` starting at the current column; multi-line forms indent by `indent`.
   void value(const ast::Expr& e, std::size_t indent, std::size_t column) {
@@ -277,7 +279,8 @@ class Printer {
         const ast::Located& at = ast::located(item);
         leading(at.begin, indent + 2);
         out_ += std::string(indent + 2, ' ');
-        std::string inline_item = boost::get<ast::Block>(&item) ? inline_value(item, indent + 2) : "";
+        std::string inline_item =
+            boost::get<ast::Block>(&item) ? inline_value(item, indent + 2) : "";
         if (!inline_item.empty() && indent + 2 + inline_item.size() + 1 <= kWidth) {
           out_ += inline_item;
         } else {
