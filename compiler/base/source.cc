@@ -22,8 +22,8 @@ LineColumn SourceFile::position(std::uint32_t offset) const {
 std::string_view SourceFile::line(std::uint32_t line) const {
   if (line == 0 || line > line_starts_.size()) return {};
   std::uint32_t begin = line_starts_[line - 1];
-  std::uint32_t end =
-      line < line_starts_.size() ? line_starts_[line] - 1 : static_cast<std::uint32_t>(text_.size());
+  std::uint32_t end = line < line_starts_.size() ? line_starts_[line] - 1
+                                                 : static_cast<std::uint32_t>(text_.size());
   std::string_view view(text_);
   view = view.substr(begin, end - begin);
   if (!view.empty() && view.back() == '\r') view.remove_suffix(1);

@@ -18,7 +18,9 @@ const Value* Value::get(const std::string& name) const {
   return s ? s->value.get() : nullptr;
 }
 
-ValuePtr clone(const Value& value) { return std::make_shared<Value>(value); }
+ValuePtr clone(const Value& value) {
+  return std::make_shared<Value>(value);
+}
 
 Value& unshare(ValuePtr& value) {
   if (value.use_count() > 1) value = clone(*value);

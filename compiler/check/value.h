@@ -32,14 +32,14 @@ struct Value {
   std::vector<std::shared_ptr<Value>> items;  ///< List
   std::vector<Slot> slots;                    ///< Block, in assignment order
   const SchemaDef* schema = nullptr;          ///< Block typed by a schema; nullptr for maps
-  std::string decl;          ///< Block that is a declaration's value: its name
-  SourceRange decl_range;    ///< ... and where it is declared
+  std::string decl;                           ///< Block that is a declaration's value: its name
+  SourceRange decl_range;                     ///< ... and where it is declared
   /// ... and whether it, or what it extends, reported errors: it may lack what was wrong, so
   /// the rules of envs that use it stay silent rather than report what follows from those.
   bool had_errors = false;
   /// Block fields whose assignment was an error: not "missing" (E0303), already explained.
   std::vector<std::string> failed_fields;
-  SourceRange range;         ///< where the value was written
+  SourceRange range;  ///< where the value was written
 
   Slot* slot(const std::string& name);
   const Slot* slot(const std::string& name) const;

@@ -1,13 +1,13 @@
 // `mlenvc build FILE -o DIR|-`: compile, render with a target, validate, write the output tree
 // (or every object as one YAML stream on stdout, for `oc apply -f -`).
 
-#include <iostream>
 #include <yaml-cpp/yaml.h>
+#include <iostream>
 
+#include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/options.h"
 #include "compiler/driver/pipeline.h"
-#include "compiler/diag/render.h"
 #include "compiler/plan/output_writer.h"
 #include "targets/openapi/openapi.h"
 #include "targets/target.h"
@@ -65,13 +65,12 @@ int run_build(const Args& args) {
   bool json = false;
   auto out_dir = options.value("o");
   auto documents = options.values["openapi"];
-  if (!options.error.empty() || options.positional.size() != 1 ||
-      (!out_dir && documents.empty())) {
+  if (!options.error.empty() || options.positional.size() != 1 || (!out_dir && documents.empty())) {
     std::cerr << "mlenvc build: "
-              << (!options.error.empty()            ? options.error
+              << (!options.error.empty()           ? options.error
                   : options.positional.size() != 1 ? "exactly one input file"
-                                                    : "nothing to do: give -o DIR, -o - or "
-                                                      "--openapi FILE")
+                                                   : "nothing to do: give -o DIR, -o - or "
+                                                     "--openapi FILE")
               << '\n'
               << kUsage;
     return 1;

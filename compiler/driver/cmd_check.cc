@@ -12,9 +12,10 @@ namespace mlenv::driver {
 int run_check(const Args& args) {
   Options options = parse_options(args, {"help"}, {"format"});
   if (options.flag("help")) {
-    std::cout << "usage: mlenvc check [--format=text|json] FILE...\n\n"
-                 "Checks each file and everything it imports, including the rules that need the\n"
-                 "emitted objects; writes nothing. Exit status: 0 clean (warnings allowed), 1 errors.\n";
+    std::cout
+        << "usage: mlenvc check [--format=text|json] FILE...\n\n"
+           "Checks each file and everything it imports, including the rules that need the\n"
+           "emitted objects; writes nothing. Exit status: 0 clean (warnings allowed), 1 errors.\n";
     return 0;
   }
   bool json = false;

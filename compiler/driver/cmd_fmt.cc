@@ -25,8 +25,9 @@ int run_fmt(const Args& args) {
   if (!options.error.empty() || options.positional.empty() ||
       (options.flag("check") && options.flag("w"))) {
     std::cerr << "mlenvc fmt: "
-              << (options.error.empty() ? options.positional.empty() ? "no input file"
-                                                                     : "--check and -w exclude each other"
+              << (options.error.empty() ? options.positional.empty()
+                                              ? "no input file"
+                                              : "--check and -w exclude each other"
                                         : options.error)
               << '\n'
               << usage;

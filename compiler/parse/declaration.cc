@@ -6,6 +6,8 @@ namespace mlenv::parse {
 
 BOOST_SPIRIT_INSTANTIATE(item_type, iterator_type, context_type)
 
-const item_type& item() { return item_rule; }
+const item_type& item() {
+  return item_rule;
+}
 
 }  // namespace mlenv::parse

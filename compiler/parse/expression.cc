@@ -7,7 +7,11 @@ namespace mlenv::parse {
 BOOST_SPIRIT_INSTANTIATE(expression_type, iterator_type, context_type)
 BOOST_SPIRIT_INSTANTIATE(block_type, iterator_type, context_type)
 
-const expression_type& expression() { return expression_rule; }
-const block_type& block() { return block_rule; }
+const expression_type& expression() {
+  return expression_rule;
+}
+const block_type& block() {
+  return block_rule;
+}
 
 }  // namespace mlenv::parse

@@ -5,8 +5,7 @@ namespace mlenv::ast {
 const Located& located(const Expr& expr) {
   return boost::apply_visitor(
       // apply_visitor unwraps recursive_wrapper, so every alternative is a Located.
-      [](const auto& node) -> const Located& { return node; },
-      expr);
+      [](const auto& node) -> const Located& { return node; }, expr);
 }
 
 }  // namespace mlenv::ast

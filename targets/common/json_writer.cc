@@ -18,10 +18,18 @@ void write(std::string& out, const Value& v, int indent, bool pretty) {
     out.append(static_cast<std::size_t>(n), ' ');
   };
   switch (v.kind()) {
-    case Value::Kind::Null: out += "null"; return;
-    case Value::Kind::Bool: out += v.as_bool() ? "true" : "false"; return;
-    case Value::Kind::Int: out += std::to_string(v.as_int()); return;
-    case Value::Kind::String: append_string(out, v.as_string()); return;
+    case Value::Kind::Null:
+      out += "null";
+      return;
+    case Value::Kind::Bool:
+      out += v.as_bool() ? "true" : "false";
+      return;
+    case Value::Kind::Int:
+      out += std::to_string(v.as_int());
+      return;
+    case Value::Kind::String:
+      append_string(out, v.as_string());
+      return;
     case Value::Kind::Seq:
     case Value::Kind::Map: {
       bool map = v.is_map();

@@ -43,9 +43,9 @@ class Validator {
   const YAML::Node* resolve(const YAML::Node& schema, std::string* ref_name) const;
 
   std::vector<std::unique_ptr<YAML::Node>> documents_;  ///< keeps parsed documents alive
-  std::map<std::string, YAML::Node> definitions_;        ///< by definition name
-  std::map<std::string, std::string> by_gvk_;            ///< "group/version/Kind" -> name
-  std::map<std::string, YAML::Node> crd_roots_;          ///< "group/version/Kind" -> schema
+  std::map<std::string, YAML::Node> definitions_;       ///< by definition name
+  std::map<std::string, std::string> by_gvk_;           ///< "group/version/Kind" -> name
+  std::map<std::string, YAML::Node> crd_roots_;         ///< "group/version/Kind" -> schema
 };
 
 /// A validator holding the files at `paths`, parsed once per process and cached (the

@@ -14,7 +14,7 @@ bool is_quantity(const std::string& s) {
   }
   if (digits == 0 || dots > 1) return false;
   std::string suffix = s.substr(i);
-  static const char* kSuffixes[] = {"",  "n",  "u",  "m",  "k",  "M",  "G",  "T",
+  static const char* kSuffixes[] = {"",  "n", "u",  "m",  "k",  "M",  "G",  "T",
                                     "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
   for (const char* k : kSuffixes) {
     if (suffix == k) return true;

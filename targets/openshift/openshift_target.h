@@ -10,8 +10,7 @@ namespace mlenv::target::openshift {
 class OpenShiftTarget : public Target {
  public:
   std::string_view name() const override { return "openshift"; }
-  Output render(const ir::Program& program, Diagnostics& diagnostics,
-                Scope scope) const override;
+  Output render(const ir::Program& program, Diagnostics& diagnostics, Scope scope) const override;
   void check(const ir::Program& program, Diagnostics& diagnostics) const override;
 };
 

@@ -32,7 +32,6 @@ void check_rails(const EnvLayout& layout, const std::vector<Object>& objects,
 void report_shared_conflict(const std::string& address, const std::string& namespace_name,
                             const ir::Env& env, const ir::Env& first, Diagnostics& diagnostics);
 /// E0503: no Route reaches a Service port that leads to debugpy.
-void check_routes(const ir::Env& env, const std::vector<Object>& objects,
-                  Diagnostics& diagnostics);
+void check_routes(const ir::Env& env, const std::vector<Object>& objects, Diagnostics& diagnostics);
 
 }  // namespace mlenv::target::openshift

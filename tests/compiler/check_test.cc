@@ -63,7 +63,7 @@ TEST_CASE("a child's merge and += never change its parent") {
   CHECK(c.cluster.storage.class_name == "b");
   CHECK(c.cluster.storage.mode == ir::StorageMode::rwx);  // kept from the parent
   CHECK(c.cluster.nodes == std::vector<std::string>{"n1", "n2"});
-  CHECK(c.storage.workspace.text == "1Gi");         // the env's override
+  CHECK(c.storage.workspace.text == "1Gi");            // the env's override
   CHECK(c.cluster.storage.workspace.text == "100Gi");  // the cluster's default, untouched
   CHECK(p.storage.workspace.text == "100Gi");
 }
@@ -94,8 +94,8 @@ TEST_CASE("the inputs of a program include the schema files, sorted") {
 
 TEST_CASE("several errors are reported in one run, and no program") {
   Diagnostics diagnostics;
-  auto program = check("env a {\n  nodes = 0\n  networc = rdma\n}\nenv b { debug = 3 }\n",
-                       diagnostics);
+  auto program =
+      check("env a {\n  nodes = 0\n  networc = rdma\n}\nenv b { debug = 3 }\n", diagnostics);
   CHECK_FALSE(program.has_value());
   std::vector<Code> codes;
   for (const Diagnostic& d : diagnostics.all()) codes.push_back(d.code);

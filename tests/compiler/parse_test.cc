@@ -107,7 +107,8 @@ enum storage_mode { rwx, per_pod }
 }
 
 TEST_CASE("recovery reports an error in each broken declaration") {
-  Parsed p = parse("cluster a {\n  api = = 3\n}\nimage b { from = \"x\" }\nenv c {\n  nodes 2\n}\n");
+  Parsed p =
+      parse("cluster a {\n  api = = 3\n}\nimage b { from = \"x\" }\nenv c {\n  nodes 2\n}\n");
   REQUIRE(p.diagnostics.all().size() == 2);
   CHECK(p.diagnostics.all()[0].code == Code::E0101);
   CHECK(p.diagnostics.all()[0].message == "expected value, found `=`");

@@ -4,8 +4,8 @@
 
 #include <sstream>
 
-#include "compiler/plan/content_diff.h"
 #include "compiler/diag/render.h"
+#include "compiler/plan/content_diff.h"
 #include "compiler/plan/differ.h"
 #include "compiler/plan/replace_rules.h"
 #include "compiler/plan/summary.h"
@@ -234,7 +234,8 @@ TEST_CASE("json summary", "[plan]") {
         "ml-dev-env-jupyter\","
         "\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/ml-dev-env/"
         "route-ml-dev-env-jupyter.yaml\","
-        "\"destroys_data\":false,\"fields\":[]}],\"files\":[],\"inputs_changed\":0,\"create\":0,\"update\":0,\"replace\":0,"
+        "\"destroys_data\":false,\"fields\":[]}],\"files\":[],\"inputs_changed\":0,\"create\":0,"
+        "\"update\":0,\"replace\":0,"
         "\"delete\":1}\n");
 }
 

@@ -4,13 +4,13 @@
 
 #include <sys/resource.h>
 
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 #include "compiler/plan/output_writer.h"
 #include "tests/targets/fixtures.h"
@@ -53,10 +53,11 @@ int main(int argc, char** argv) {
   for (const auto& f : out.files) bytes += f.content.size();
   std::printf("envs=%d clusters=%d objects=%zu files=%zu bytes=%zu stream_bytes=%zu\n", envs,
               clusters, out.stream.size(), out.files.size(), bytes, stream.str().size());
-  std::printf("render_ms=%.1f stream_ms=%.1f build_stream_total_ms=%.1f write_tree_ms=%.1f "
-              "build_tree_total_ms=%.1f peak_rss_mb=%.1f\n",
-              render_ms, stream_ms, render_ms + stream_ms, tree_ms, render_ms + tree_ms,
-              static_cast<double>(usage.ru_maxrss) / 1024.0);
+  std::printf(
+      "render_ms=%.1f stream_ms=%.1f build_stream_total_ms=%.1f write_tree_ms=%.1f "
+      "build_tree_total_ms=%.1f peak_rss_mb=%.1f\n",
+      render_ms, stream_ms, render_ms + stream_ms, tree_ms, render_ms + tree_ms,
+      static_cast<double>(usage.ru_maxrss) / 1024.0);
   if (!error.empty() || diagnostics.has_errors()) {
     std::fprintf(stderr, "bench failed: %s\n", error.c_str());
     return 1;

@@ -2,13 +2,13 @@
 // target renders (except `_runtime/`, compared with the embedded runtime sources instead).
 // Regenerate with `MLENV_UPDATE_GOLDENS=1 ctest -R targets.golden` and review the git diff.
 
+#include <unistd.h>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <unistd.h>
 
 #include "compiler/plan/output_writer.h"
 #include "targets/runtime_sources.h"
@@ -75,8 +75,7 @@ TEST_CASE("golden output trees of the IR fixtures", "[golden]") {
   }
 }
 
-TEST_CASE("_runtime/ holds the runtime sources byte for byte",
-          "[golden]") {
+TEST_CASE("_runtime/ holds the runtime sources byte for byte", "[golden]") {
   Diagnostics d;
   target::Output out = render(program_of({dev_env()}), d);
   std::size_t found = 0;
@@ -109,8 +108,8 @@ TEST_CASE("kubectl kustomize builds every env directory", "[golden][kustomize]")
     for (const target::File& f : out.files) {
       if (fs::path(f.path).filename() != "kustomization.yaml") continue;
       fs::path env_dir = dir / fs::path(f.path).parent_path();
-      std::string cmd = std::string(MLENV_KUBECTL) + " kustomize " + env_dir.string() +
-                        " > " + (env_dir / "kustomized.out").string() + " 2>&1";
+      std::string cmd = std::string(MLENV_KUBECTL) + " kustomize " + env_dir.string() + " > " +
+                        (env_dir / "kustomized.out").string() + " 2>&1";
       INFO(cmd << "\n" << slurp(env_dir / "kustomized.out"));
       CHECK(std::system(cmd.c_str()) == 0);
       ++built;

@@ -14,8 +14,8 @@ TEST_CASE("every emitted object validates strictly against the shared schemas", 
   auto start = std::chrono::steady_clock::now();
   const openapi::Validator* v = shared_validator(why);
   if (!v) FAIL(why);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::chrono::steady_clock::now() - start)
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  start)
                 .count();
   std::cout << "parsed the shared OpenAPI documents in " << ms << " ms\n";
   std::size_t validated = 0;

@@ -53,8 +53,7 @@ TEST_CASE("E0503: a Route that reaches debugpy is refused", "[rules]") {
   // Point the vscode Service at the debugpy port, as a broken builder would.
   for (target::Object& o : objects) {
     if (o.kind == "Service" && o.name == "ml-dev-env-vscode") {
-      *o.body.find("spec")->find("ports")->items()[0].find("targetPort") =
-          target::Value("debugpy");
+      *o.body.find("spec")->find("ports")->items()[0].find("targetPort") = target::Value("debugpy");
     }
   }
   Diagnostics d;
@@ -63,8 +62,8 @@ TEST_CASE("E0503: a Route that reaches debugpy is refused", "[rules]") {
 }
 
 TEST_CASE("E0504: base images are pinned by tag or digest", "[rules]") {
-  for (const char* from : {"nvcr.io/nvidia/pytorch", "nvcr.io/nvidia/pytorch:latest",
-                           "localhost:5000/pytorch"}) {
+  for (const char* from :
+       {"nvcr.io/nvidia/pytorch", "nvcr.io/nvidia/pytorch:latest", "localhost:5000/pytorch"}) {
     INFO(from);
     ir::Env e = dev_env();
     e.image.from = from;
