@@ -133,26 +133,40 @@ const Value* storage_field(const EnvView& v, const char* field) {
   return own ? own : get_path(v.cluster, {"storage", field});
 }
 
+// The cluster's classes `mode` can use: every class, or for `rwx` only the rwx ones (an RWO
+// class would leave the claim Pending).
+std::vector<std::string> usable_classes(const Value& classes, const Value* mode) {
+  std::vector<std::string> names;
+  for (const Slot& s : classes.slots) {
+    if (!mode || mode->text != "rwx" || s.value->text == "rwx") names.push_back(s.name);
+  }
+  return names;
+}
+
 void check_storage_class(const EnvView& v, Diagnostics& diagnostics) {
   const Value* classes = v.cluster ? v.cluster->get("classes") : nullptr;
   const Value* class_value = storage_field(v, "class");
   if (!classes || classes->slots.empty() || !class_value) return;
   const Value* mode = storage_field(v, "mode");
   const Slot* offered = classes->slot(class_value->text);
+  std::vector<std::string> usable = usable_classes(*classes, mode);
   if (!offered) {
-    std::vector<std::string> names;
-    for (const Slot& s : classes->slots) names.push_back(s.name);
-    std::string hint = closest_name(class_value->text, names);
+    std::string hint = closest_name(class_value->text, usable);
     Diagnostic& d = diagnostics.report(
         Code::E0406, class_value->range,
         "storage class `" + class_value->text + "` is not among the cluster's classes",
         hint.empty() ? "" : "did you mean `" + hint + "`?");
     d.notes.push_back({"the cluster's classes", classes->range});
   } else if (mode && mode->text == "rwx" && offered->value->text != "rwx") {
+    std::string help = "the claim would stay Pending; ";
+    if (usable.empty()) help += "the cluster offers no rwx class";
+    for (std::size_t i = 0; i < usable.size(); ++i) {
+      help += (i == 0 ? "rwx classes: `" : ", `") + usable[i] + "`";
+    }
     Diagnostic& d = diagnostics.report(Code::E0406, class_value->range,
                                        "`rwx` storage needs an rwx class, and `" +
                                            class_value->text + "` is " + offered->value->text,
-                                       "the claim would stay Pending");
+                                       help);
     d.notes.push_back({"the cluster's classes", classes->range});
   }
 }

@@ -420,6 +420,25 @@ void check_final_storage(const Value& env, const Value* cluster, Diagnostics& di
   }
 }
 
+// A cluster that makes its RDMA network final (`final network { ... }` or
+// `network { final rdma { ... } }`) promises every env the fabric; `network = tcp` on an env
+// would route its traffic around it from the side, as a storage override would.
+void check_final_network(const Value& env, const Value* cluster, Diagnostics& diagnostics) {
+  const Value* transport = env.get("network");
+  const Slot* network = cluster ? cluster->slot("network") : nullptr;
+  if (!transport || transport->text != "tcp" || !network) return;
+  const Slot* rdma = network->value->slot("rdma");
+  if (!rdma) return;
+  SourceRange locked = network->final_at.valid() ? network->final_at : rdma->final_at;
+  if (!locked.valid()) return;
+  const Slot* assigned = env.slot("network");
+  Diagnostic& d = diagnostics.report(
+      Code::E0319, assigned && assigned->assigned.valid() ? assigned->assigned : transport->range,
+      "env sets `network = tcp`, but the cluster made its RDMA network final",
+      "use `network = rdma` (or `auto`), or a cluster whose RDMA network is not final");
+  d.notes.push_back({"made final here", locked});
+}
+
 }  // namespace
 
 void check_hygiene(const Value& env, Diagnostics& diagnostics) {
@@ -432,6 +451,7 @@ void check_hygiene(const Value& env, Diagnostics& diagnostics) {
   check_nodes(cluster, diagnostics);
   check_labels(env, diagnostics);
   check_final_storage(env, cluster, diagnostics);
+  check_final_network(env, cluster, diagnostics);
 }
 
 }  // namespace mlenv::check

@@ -217,7 +217,7 @@ TEST_CASE("a second apply of the same plan neither rebuilds nor changes the imag
   CHECK(commands[11] == kReadDigest);
 }
 
-TEST_CASE("a changed _runtime/ rebuilds; a missing ImageStreamTag builds", "[apply]") {
+TEST_CASE("a changed _runtime/ rebuilds, a missing ImageStreamTag builds", "[apply]") {
   ApplyFixture f;
   REQUIRE(f.apply() == 0);
   user_commit(f.dir.path(), {{"plans/_runtime/boot.cc", "int main() {}\n"}}, "runtime");
@@ -468,7 +468,7 @@ TEST_CASE("the client can be named, and kubectl alone cannot start a build", "[a
   CHECK(f.commands()[2] == "kubectl " + kSsa + " -n nccl-test -f -");
 }
 
-TEST_CASE("a failing command stops apply; nothing is pruned or recorded", "[apply]") {
+TEST_CASE("a failing command stops apply, nothing is pruned or recorded", "[apply]") {
   ApplyFixture f;
   setenv("MLENV_FAKE_FAIL", "rollout", 1);
   CHECK(f.apply() == 1);

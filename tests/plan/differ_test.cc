@@ -159,7 +159,7 @@ TEST_CASE("immutable fields force replacement with a reason", "[plan]") {
                  "PersistentVolumeClaim") != std::string::npos);
 }
 
-TEST_CASE("removed objects are deletions; input-only changes are counted apart", "[plan]") {
+TEST_CASE("removed objects are deletions, input-only changes are counted apart", "[plan]") {
   FakeEnv env = typical_env();
   PlanTree before = tree_from_output(render({env}));
   env.objects.pop_back();  // the Route

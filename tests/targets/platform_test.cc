@@ -303,7 +303,7 @@ TEST_CASE("every RDMA pod is attached to each rail and requests its device", "[p
   CHECK(checked >= 4);
 }
 
-TEST_CASE("RoCE attachments carry IPAM; InfiniBand ones use the ib-sriov CNI", "[platform][rdma]") {
+TEST_CASE("RoCE attachments carry IPAM, InfiniBand ones use the ib-sriov CNI", "[platform][rdma]") {
   // A RoCE v2 GID exists only for an IP address of the VF's netdev (the kernel's roce_gid_mgmt
   // fills the GID table from netdev addresses), and the SR-IOV CNI configures an IB VF only as
   // `ib-sriov` (k8snetworkplumbingwg/ib-sriov-cni).

@@ -262,7 +262,7 @@ TEST_CASE("envs of one namespace emit its shared objects byte for byte alike", "
   CHECK(has_code(conflict, Code::E0413));
 }
 
-TEST_CASE("oauth-proxy fronts every exposed tool; routes are reencrypt + Redirect",
+TEST_CASE("oauth-proxy fronts every exposed tool, routes are reencrypt + Redirect",
           "[render][security]") {
   Diagnostics d;
   target::Output out = render(program_of({barcelona_env()}), d);
@@ -276,8 +276,9 @@ TEST_CASE("oauth-proxy fronts every exposed tool; routes are reencrypt + Redirec
   CHECK(route->content.find("insecureEdgeTerminationPolicy: Redirect") != std::string::npos);
   const target::File* sa = find_file(out, "barcelona/ml-dev-env/serviceaccount-ml-dev-env-sa.yaml");
   REQUIRE(sa);
-  CHECK(sa->content.find("serviceaccounts.openshift.io/oauth-redirectreference.vscode") !=
-        std::string::npos);
+  CHECK(
+      sa->content.find("serviceaccounts.openshift.io/oauth-redirectreference.ml-dev-env-vscode") !=
+      std::string::npos);
   for (const target::File& f : out.files) {
     if (f.path.find("/route-") != std::string::npos) {
       CHECK(f.content.find("debugpy") == std::string::npos);
