@@ -31,7 +31,7 @@ int run_check(const Args& args) {
     auto compilation = compile(path, disk);
     // The rules that need emitted objects run too; the rendered files are dropped.
     if (compilation->program) {
-      target::make_target("openshift")->check(*compilation->program, compilation->diagnostics);
+      target::make_program_target()->check(*compilation->program, compilation->diagnostics);
       if (compilation->diagnostics.has_errors()) compilation->program.reset();
     }
     print_diagnostics(*compilation, json);

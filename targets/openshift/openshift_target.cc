@@ -6,6 +6,7 @@
 
 #include "compiler/base/parallel.h"
 #include "compiler/base/sha256.h"
+#include "targets/common/output_order.h"
 #include "targets/common/yaml_writer.h"
 #include "targets/kube/plan_json.h"
 #include "targets/openshift/builders.h"
@@ -212,7 +213,7 @@ EnvOutput render_env(const EnvLayout& layout,
   check_exposure(env, out.diagnostics);
   check_names(layout, out.diagnostics);
   check_layout(layout, out.diagnostics);
-  std::string boot = kube::boot_json(layout);
+  std::string boot = kube::boot_json(layout, kube::pod_placement(layout));
   std::vector<Object> objects = env_objects(layout, boot, account_annotations);
   check_rails(layout, objects, out.diagnostics);
   check_routes(env, objects, out.diagnostics);
@@ -339,21 +340,9 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
     }
   }
 
-  // Sort files by path, remapping the stream indices.
-  std::vector<std::size_t> order(out.files.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return out.files[a].path < out.files[b].path; });
-  std::vector<std::size_t> where(order.size());
-  std::vector<File> sorted;
-  sorted.reserve(order.size());
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    where[order[i]] = i;
-    sorted.push_back(std::move(out.files[order[i]]));
-  }
-  out.files = std::move(sorted);
-  for (std::size_t i : admin_stream) out.stream.push_back(where[i]);
-  for (std::size_t i : stream) out.stream.push_back(where[i]);
+  for (std::size_t i : admin_stream) out.stream.push_back(i);
+  for (std::size_t i : stream) out.stream.push_back(i);
+  sort_files(out);
   out.notes = grouped(notes);
   return out;
 }

@@ -339,10 +339,17 @@ TEST_CASE("a run is an Indexed Job that finishes and restarts only as a gang", "
       std::string kind = w.object["kind"].as<std::string>();
       std::string env_kind = w.plan["env_kind"].as<std::string>();
       int nodes = w.boot["nnodes"].as<int>();
+      const std::string name = w.object["metadata"]["name"].as<std::string>();
+      const std::string ns = w.object["metadata"]["namespace"].as<std::string>();
       if (env_kind == "dev") {
         ++devs;
         CHECK(kind == "StatefulSet");
         CHECK(w.boot["command"].size() == 0);
+        // A StatefulSet pod is `<name>-<ordinal>`, resolvable through the governing Service
+        // (https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#stable-network-id).
+        CHECK(w.boot["rank"]["hostname_ordinal"].as<bool>());
+        CHECK(w.boot["rendezvous"]["host"].as<std::string>() ==
+              name + "-0." + w.object["spec"]["serviceName"].as<std::string>() + "." + ns + ".svc");
         continue;
       }
       ++runs;
@@ -354,8 +361,10 @@ TEST_CASE("a run is an Indexed Job that finishes and restarts only as a gang", "
       CHECK(spec["completions"].as<int>() == nodes);
       CHECK(spec["parallelism"].as<int>() == nodes);
       CHECK(w.pod["restartPolicy"].as<std::string>() == "Never");
-      CHECK(w.pod["subdomain"].as<std::string>() == w.boot["headless_service"].as<std::string>());
-      CHECK(w.boot["workload"].as<std::string>() == w.object["metadata"]["name"].as<std::string>());
+      CHECK(w.boot["rank"]["env"].as<std::string>() == "JOB_COMPLETION_INDEX");
+      CHECK(w.boot["rendezvous"]["host"].as<std::string>() ==
+            name + "-0." + w.pod["subdomain"].as<std::string>() + "." + ns + ".svc");
+      CHECK(w.boot["rendezvous"]["port"].as<int>() != w.boot["master_port"].as<int>());
       // backoffLimit counts failed pods; a gang failure fails every node.
       CHECK(spec["backoffLimit"].as<int>() % nodes == 0);
       CHECK(spec["podReplacementPolicy"].as<std::string>() == "Failed");
