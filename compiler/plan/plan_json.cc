@@ -97,7 +97,9 @@ std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& 
       throw std::runtime_error("unknown format_version " + std::to_string(plan.format_version));
     }
     plan.compiler_version = text_of(root, "compiler_version");
-    plan.target = text_of(root, "target");
+    // `target` before plans named the platform; those were all OpenShift's.
+    plan.platform = root["platform"] ? text_of(root, "platform") : text_of(root, "target");
+    if (plan.platform.empty()) plan.platform = "openshift";
     plan.source = text_of(root, "source");
     plan.cluster = text_of(root, "cluster");
     plan.env = text_of(root, "env");

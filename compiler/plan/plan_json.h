@@ -56,7 +56,7 @@ struct PlanAction {
 struct PlanManifest {
   int format_version = 0;
   std::string compiler_version;
-  std::string target;
+  std::string platform;  ///< "openshift" or "kubernetes": which objects and actions to expect
   std::string source;
   std::string cluster;
   std::string env;
