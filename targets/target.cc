@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "targets/common/output_order.h"
+#include "targets/kubernetes/kubernetes_target.h"
 #include "targets/openshift/openshift_target.h"
 
 namespace mlenv::target {
@@ -85,6 +86,7 @@ std::unique_ptr<Target> make_target(ir::Platform platform) {
     case ir::Platform::openshift:
       return std::make_unique<openshift::OpenShiftTarget>();
     case ir::Platform::kubernetes:
+      return std::make_unique<kubernetes::KubernetesTarget>();
     case ir::Platform::slurm:
       break;
   }

@@ -58,7 +58,8 @@ std::vector<Object> network_attachments(const EnvLayout& layout);
 std::string networks_annotation(const EnvLayout& layout);
 /// SR-IOV device-plugin resources the pod requests: one unit per rail.
 std::map<std::string, int> rail_resources(const EnvLayout& layout);
-/// Default-deny ingress except `ingress_peer` to the proxy ports and the env's pods to each other.
+/// Default-deny ingress except `ingress_peer` to the proxy ports (none when it is null or the
+/// env exposes nothing) and the env's pods to each other.
 Object network_policy(const EnvLayout& layout, Value ingress_peer);
 
 /// The pod template every workload of the env runs: mlenv-boot, the sidecars, the volumes.
@@ -67,6 +68,17 @@ Value pod_template(const EnvLayout& layout, const PodExtras& extras);
 Object statefulset(const EnvLayout& layout, const PodExtras& extras);
 /// The Indexed Job of a run: one pod per node that finishes, restarted only as a gang.
 Object job(const EnvLayout& layout, const PodExtras& extras);
+/// The replicated job of a run's JobSet: its pods are `<jobset>-node-0-<rank>`.
+inline constexpr const char* kJobSetReplicatedJob = "node";
+/// The JobSet of a run on Kubernetes (jobset.x-k8s.io/v1alpha2): one replicated Indexed Job of
+/// `nodes` pods with DNS hostnames, restarted as a gang `restarts` times; `labels` on the JobSet
+/// (Kueue's queue and priority go there).
+Object jobset(const EnvLayout& layout, const PodExtras& extras,
+              const std::map<std::string, std::string>& labels);
+/// Rank 0's DNS name in a run's JobSet.
+std::string jobset_rank0_host(const EnvLayout& layout);
+/// The pod template of a StatefulSet, Job or JobSet (its first replicated job), or nullptr.
+const Value* pod_template_of(const Object& workload);
 /// The env's workload: a Job for a run, a StatefulSet for a dev env.
 Object workload(const EnvLayout& layout, const PodExtras& extras);
 

@@ -1,5 +1,7 @@
 #include "targets/kube/rules.h"
 
+#include "targets/kube/builders.h"
+
 #include <set>
 #include <string>
 
@@ -53,7 +55,11 @@ void check_pinned_image(const ir::Env& env, Diagnostics& diagnostics) {
 
 void check_names(const EnvLayout& layout, Diagnostics& diagnostics) {
   const ir::Env& env = *layout.env;
-  std::string last_host = layout.workload + "-" + std::to_string(std::max(env.nodes - 1, 0));
+  // A JobSet's pods are `<jobset>-<replicated job>-<job index>-<pod index>`.
+  const bool jobset = layout.is_job && env.cluster.platform == ir::Platform::kubernetes;
+  std::string last_host = layout.workload +
+                          (jobset ? "-" + std::string(kJobSetReplicatedJob) + "-0-" : "-") +
+                          std::to_string(std::max(env.nodes - 1, 0));
   auto report = [&](const std::string& what, std::size_t size, std::size_t max) {
     diagnostics.report(
         Code::E0411, env.range,
@@ -111,10 +117,12 @@ void check_rails(const EnvLayout& layout, const std::vector<Object>& objects,
   for (const Object& o : objects) {
     if (o.kind == "NetworkAttachmentDefinition") ++attachments;
     if (o.order != ApplyOrder::Workload) continue;
-    const Value* networks = value_at(
-        o.body, {"spec", "template", "metadata", "annotations", "k8s.v1.cni.cncf.io/networks"});
+    const Value* pod = pod_template_of(o);
+    if (!pod) continue;
+    const Value* networks =
+        value_at(*pod, {"metadata", "annotations", "k8s.v1.cni.cncf.io/networks"});
     if (networks) entries = count_json_entries(networks->as_string());
-    const Value* containers = value_at(o.body, {"spec", "template", "spec", "containers"});
+    const Value* containers = value_at(*pod, {"spec", "containers"});
     if (!containers || containers->size() == 0) continue;
     const Value* limits = value_at(containers->items()[0], {"resources", "limits"});
     if (!limits) continue;
