@@ -74,8 +74,9 @@ std::string port_forward(const EnvLayout& layout, const ExposedService& service)
   const std::string ns = " -n " + layout.namespace_name + " ";
   std::string pod = "pod/" + layout.workload + "-0";
   if (layout.is_job) {
-    pod = "$(kubectl get pod" + ns + "-o name -l jobset.sigs.k8s.io/jobset-name=" +
-          layout.workload + ",batch.kubernetes.io/job-completion-index=0)";
+    pod = "$(kubectl get pod" + ns +
+          "-o name -l jobset.sigs.k8s.io/jobset-name=" + layout.workload +
+          ",batch.kubernetes.io/job-completion-index=0)";
   }
   return "kubectl port-forward" + ns + pod + " " + std::to_string(service.app_port) + ":" +
          std::to_string(service.app_port);
@@ -86,22 +87,24 @@ std::vector<Note> env_notes(const EnvLayout& layout) {
   const ir::Env& env = *layout.env;
   if (!env.transport_note.empty()) notes.push_back({layout.dir, env.transport_note});
   if (layout.is_job) {
-    notes.push_back({"", "runs are JobSets: the JobSet controller (jobset.x-k8s.io/v1alpha2) "
-                         "must be installed on the cluster"});
+    notes.push_back({"",
+                     "runs are JobSets: the JobSet controller (jobset.x-k8s.io/v1alpha2) "
+                     "must be installed on the cluster"});
   }
   if (!env.queue.empty()) {
-    notes.push_back({"", "queues are Kueue's: Kueue must be installed, with a LocalQueue per "
-                         "`queue` in the env's namespace (and a WorkloadPriorityClass per "
-                         "`priority`, a Topology for `topology`)"});
+    notes.push_back({"",
+                     "queues are Kueue's: Kueue must be installed, with a LocalQueue per "
+                     "`queue` in the env's namespace (and a WorkloadPriorityClass per "
+                     "`priority`, a Topology for `topology`)"});
   }
   if (layout.root_with_ipc_lock) {
     // Baseline admits no added capability but the defaults, and IPC_LOCK is not one of them
     // (https://kubernetes.io/docs/concepts/security/pod-security-standards/#baseline).
-    notes.push_back({"", "RDMA pods run as root with IPC_LOCK: namespace `" +
-                             layout.namespace_name +
-                             "` needs the Pod Security level `privileged` (baseline forbids "
-                             "IPC_LOCK): kubectl label namespace " + layout.namespace_name +
-                             " pod-security.kubernetes.io/enforce=privileged"});
+    notes.push_back(
+        {"", "RDMA pods run as root with IPC_LOCK: namespace `" + layout.namespace_name +
+                 "` needs the Pod Security level `privileged` (baseline forbids "
+                 "IPC_LOCK): kubectl label namespace " +
+                 layout.namespace_name + " pod-security.kubernetes.io/enforce=privileged"});
   }
   notes.push_back({layout.dir, "apply builds and pushes " + registry_image(layout) +
                                    " with podman, buildah or docker from the output root"});
@@ -125,10 +128,9 @@ EnvOutput render_env(const EnvLayout& layout, const kube::PlanContext& context, 
   kube::check_rails(layout, objects, diagnostics);
   const std::string build = "podman build -f " + layout.dir + "/Dockerfile -t " +
                             registry_image(layout) + " <output root>";
-  EnvOutput out = kube::env_output(layout, objects,
-                                   {{"Dockerfile", dockerfile(layout, build)},
-                                    {"boot.json", std::move(boot)}},
-                                   plan_steps(layout), context, tree);
+  EnvOutput out = kube::env_output(
+      layout, objects, {{"Dockerfile", dockerfile(layout, build)}, {"boot.json", std::move(boot)}},
+      plan_steps(layout), context, tree);
   out.diagnostics = std::move(diagnostics);
   out.notes = env_notes(layout);
   return out;
