@@ -67,15 +67,18 @@ class ProgramTarget : public Target {
     return outputs.empty() ? Output() : merge_outputs(std::move(outputs));
   }
 
-  void check(const ir::Program& program, Diagnostics& diagnostics) const override {
+  std::vector<std::string> check(const ir::Program& program,
+                                 Diagnostics& diagnostics) const override {
+    std::vector<std::string> notes;
     for (const auto& [platform, part] : by_platform(program)) {
       std::unique_ptr<Target> target = make_target(platform);
-      if (target) {
-        target->check(part, diagnostics);
-      } else {
+      if (!target) {
         report_no_target(part, diagnostics);
+        continue;
       }
+      for (std::string& note : target->check(part, diagnostics)) notes.push_back(std::move(note));
     }
+    return notes;
   }
 };
 

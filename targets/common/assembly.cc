@@ -30,8 +30,8 @@ struct ClusterAdmin {
   std::set<std::string> addresses;
 };
 
-// One line per distinct note, naming the envs it concerns (a fleet's 10,000 envs that fall back
-// to TCP on one cluster make one line, not 10,000).
+}  // namespace
+
 std::vector<std::string> grouped(const std::vector<Note>& notes) {
   constexpr std::size_t kNamed = 5;
   std::map<std::string, std::vector<std::string>> by_text;
@@ -55,8 +55,6 @@ std::vector<std::string> grouped(const std::vector<Note>& notes) {
   }
   return out;
 }
-
-}  // namespace
 
 Output assemble(const std::vector<EnvLayout>& layouts, std::vector<EnvOutput> rendered, bool tree,
                 Diagnostics& diagnostics) {

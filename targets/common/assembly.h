@@ -48,6 +48,10 @@ class SharedObjects {
   std::map<std::string, First> seen_;
 };
 
+/// One line per distinct note, naming the envs it concerns (a fleet's 10,000 envs that fall
+/// back to TCP on one cluster make one line, not 10,000).
+std::vector<std::string> grouped(const std::vector<Note>& notes);
+
 /// The program's Output from every env's (`rendered[i]` is `layouts[i]`'s, consumed); `tree`
 /// adds the `_admin/` kustomizations and the runtime sources.
 Output assemble(const std::vector<EnvLayout>& layouts, std::vector<EnvOutput> rendered, bool tree,

@@ -82,10 +82,10 @@ std::string port_forward(const EnvLayout& layout, const ExposedService& service)
          std::to_string(service.app_port);
 }
 
-std::vector<Note> env_notes(const EnvLayout& layout) {
+// What the cluster must have for the env: controllers and the namespace's Pod Security level.
+std::vector<Note> cluster_notes(const EnvLayout& layout) {
   std::vector<Note> notes;
   const ir::Env& env = *layout.env;
-  if (!env.transport_note.empty()) notes.push_back({layout.dir, env.transport_note});
   if (layout.is_job) {
     notes.push_back({"",
                      "runs are JobSets: the JobSet controller (jobset.x-k8s.io/v1alpha2) "
@@ -105,6 +105,14 @@ std::vector<Note> env_notes(const EnvLayout& layout) {
                  "` needs the Pod Security level `privileged` (baseline forbids "
                  "IPC_LOCK): kubectl label namespace " +
                  layout.namespace_name + " pod-security.kubernetes.io/enforce=privileged"});
+  }
+  return notes;
+}
+
+std::vector<Note> env_notes(const EnvLayout& layout) {
+  std::vector<Note> notes = cluster_notes(layout);
+  if (!layout.env->transport_note.empty()) {
+    notes.push_back({layout.dir, layout.env->transport_note});
   }
   notes.push_back({layout.dir, "apply builds and pushes " + registry_image(layout) +
                                    " with podman, buildah or docker from the output root"});
@@ -159,15 +167,19 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
   return objects;
 }
 
-void KubernetesTarget::check(const ir::Program& program, Diagnostics& diagnostics) const {
+std::vector<std::string> KubernetesTarget::check(const ir::Program& program,
+                                                 Diagnostics& diagnostics) const {
   SharedObjects shared;
+  std::vector<Note> notes;
   for (const ir::Env& env : program.envs) {
     EnvLayout layout = make_layout(env);
     check_env(layout, diagnostics);
     for (const Object& o : kube::network_attachments(layout)) {
       shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
     }
+    for (Note& note : cluster_notes(layout)) notes.push_back(std::move(note));
   }
+  return grouped(notes);
 }
 
 Output KubernetesTarget::render(const ir::Program& program, Diagnostics& diagnostics,

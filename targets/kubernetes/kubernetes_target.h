@@ -14,7 +14,8 @@ class KubernetesTarget : public Target {
  public:
   std::string_view name() const override { return "kubernetes"; }
   Output render(const ir::Program& program, Diagnostics& diagnostics, Scope scope) const override;
-  void check(const ir::Program& program, Diagnostics& diagnostics) const override;
+  std::vector<std::string> check(const ir::Program& program,
+                                 Diagnostics& diagnostics) const override;
 };
 
 /// The image the env runs: `<image.registry>/<env>:<image.tag>`.

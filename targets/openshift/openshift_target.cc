@@ -63,7 +63,8 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
   return objects;
 }
 
-void OpenShiftTarget::check(const ir::Program& program, Diagnostics& diagnostics) const {
+std::vector<std::string> OpenShiftTarget::check(const ir::Program& program,
+                                                Diagnostics& diagnostics) const {
   // The rules a program can break. check_rails and check_routes guard the target's own
   // objects (no program reaches them), so they run only where objects are built: render.
   // Of the shared objects only attachments can disagree: ServiceAccounts are merged.
@@ -78,6 +79,9 @@ void OpenShiftTarget::check(const ir::Program& program, Diagnostics& diagnostics
       shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
     }
   }
+  // What the platform team must apply or grant is printed by `build` and `plan`, with the
+  // objects it concerns.
+  return {};
 }
 
 namespace {
