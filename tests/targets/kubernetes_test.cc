@@ -2,7 +2,11 @@
 // strict validation against the upstream schemas and the JobSet and Kueue CRDs.
 
 #include <yaml-cpp/yaml.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "tests/targets/fixtures.h"
 #include "tests/targets/schemas.h"
@@ -81,6 +85,32 @@ TEST_CASE("kubernetes: every object validates strictly against the schemas and C
   }
   CHECK(jobsets >= 3);  // cairo, h-kim and the InfiniBand acceptance run
   CHECK(validated > 30);
+}
+
+TEST_CASE("kubernetes: the examples' golden objects validate strictly too",
+          "[kubernetes][openapi]") {
+  std::string why;
+  const openapi::Validator* v = crd_validator(why);
+  if (!v) FAIL(why);
+  std::size_t validated = 0;
+  const std::filesystem::path examples = std::filesystem::path(MLENV_GOLDEN_DIR) / "examples";
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(examples)) {
+    const std::string path = entry.path().string();
+    if (!entry.is_regular_file() || entry.path().extension() != ".yaml" ||
+        path.find("-kubernetes/") == std::string::npos ||
+        entry.path().filename() == "kustomization.yaml") {
+      continue;
+    }
+    INFO(path);
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const openapi::Issue& issue : v->validate_text(text.str())) {
+      FAIL_CHECK(issue.path + ": " + issue.message);
+    }
+    ++validated;
+  }
+  CHECK(validated >= 15);  // acceptance-kubernetes and research-kubernetes
 }
 
 TEST_CASE("kubernetes: the CRD validator is generic and strict", "[kubernetes][openapi]") {
