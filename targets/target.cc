@@ -69,6 +69,11 @@ class ProgramTarget : public Target {
 
   std::vector<std::string> check(const ir::Program& program,
                                  Diagnostics& diagnostics) const override {
+    if (std::optional<ir::Platform> one = single_platform(program)) {
+      if (std::unique_ptr<Target> target = make_target(*one)) {
+        return target->check(program, diagnostics);
+      }
+    }
     std::vector<std::string> notes;
     for (const auto& [platform, part] : by_platform(program)) {
       std::unique_ptr<Target> target = make_target(platform);
