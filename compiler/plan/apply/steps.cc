@@ -7,6 +7,7 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/apply/applyset.h"
 #include "compiler/plan/differ.h"
+#include "compiler/plan/replace_rules.h"
 
 namespace mlenv::plan {
 namespace {
@@ -62,7 +63,7 @@ Step delete_step(const PlanObject& object, const std::string& applyset_id) {
   step.args.insert(step.args.end(), {"--ignore-not-found", "--wait=true"});
   // A run's pods must be gone before the new run starts: an Indexed Job's pods are reached as
   // `<job>-<index>.<service>`, and the old gang would answer for the new one.
-  if (object.kind == "Job") step.args.push_back("--cascade=foreground");
+  if (is_run_kind(object.kind)) step.args.push_back("--cascade=foreground");
   return step;
 }
 
@@ -230,14 +231,14 @@ class EnvStepBuilder {
   bool objects() {
     for (const PlanObject& object : plan_.objects) {
       if (object.admin) continue;
-      if (object.kind == "Job" && !job_must_run(object)) {
+      if (is_run_kind(object.kind) && !job_must_run(object)) {
         skipped_.insert(object.address);
         continue;
       }
       auto old = replaced_.find(object.address);
       if (old != replaced_.end()) {
         out_.steps.push_back(delete_step(old->second, applied_parent_.id));
-      } else if (object.kind == "Job" && builds_image() &&
+      } else if (is_run_kind(object.kind) && builds_image() &&
                  applied_object(env_, object.address) != nullptr) {
         out_.steps.push_back(
             delete_step(*applied_object(env_, object.address), applied_parent_.id));
@@ -260,7 +261,7 @@ class EnvStepBuilder {
 
   bool builds_image() const {
     for (const PlanAction& action : plan_.actions) {
-      if (action.action == "build" && rebuild_) return true;
+      if ((action.action == "build" || action.action == "push") && rebuild_) return true;
     }
     return false;
   }
@@ -272,6 +273,8 @@ class EnvStepBuilder {
         if (Step step = build_step(action); !step.then.empty() || !step.args.empty())
           out_.steps.push_back(std::move(step));
         if (!action.image.empty()) images_.push_back(action.image);
+      } else if (action.action == "push" && rebuild_) {
+        push_steps(action);
       } else if (action.action == "rollout") {
         Step rollout;
         std::string kind = object.kind;
@@ -286,8 +289,9 @@ class EnvStepBuilder {
         wait.kind = StepKind::WaitJob;
         // Complete and Failed are the terminal conditions of a Job (batch/v1 JobConditionType);
         // `kubectl wait` can wait for only one of them, so apply polls both.
+        // A JobSet ends Completed or Failed (jobset.x-k8s.io/v1alpha2 JobSetConditionType).
         wait.args = {"get",
-                     "job",
+                     object.kind == "JobSet" ? "jobset" : "job",
                      object.name,
                      "-n",
                      object.namespace_,
@@ -298,6 +302,22 @@ class EnvStepBuilder {
         out_.steps.push_back(std::move(wait));
       }
     }
+  }
+
+  // Off OpenShift the client builds the image from the plan directory (the env's Dockerfile
+  // and `_runtime/`) and pushes it where the workloads pull it from; podman, buildah and docker
+  // take the same arguments. Only when the Dockerfile or `_runtime/` changed, as for a build.
+  void push_steps(const PlanAction& action) {
+    Step build;
+    build.client = Client::ImageBuilder;
+    build.waits = true;
+    build.subject = action.image;
+    build.args = {"build", "-f",         env_.plan_root + "/" + action.dockerfile,
+                  "-t",    action.image, env_.plan_root};
+    Step push = build;
+    push.args = {"push", action.image};
+    out_.steps.push_back(std::move(build));
+    out_.steps.push_back(std::move(push));
   }
 
   // `oc start-build` of a Binary BuildConfig needs the build context from the client
