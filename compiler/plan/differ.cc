@@ -136,16 +136,17 @@ void diff_file(const std::string& prefix, const std::string& path,
   }
 }
 
-// Object files of an env, relative to the env directory, from its plan.json.
-std::set<std::string> object_files(const PlanTree& tree, const std::string& unit) {
-  std::set<std::string> files;
+// Object files of an env, relative to the env directory, from its plan.json: whether each is
+// a shared object.
+std::map<std::string, bool> object_files(const PlanTree& tree, const std::string& unit) {
+  std::map<std::string, bool> files;
   std::optional<std::string> text = tree.read(unit + "/plan.json");
   if (!text) return files;
   std::string error;
   std::optional<PlanManifest> manifest = parse_plan_json(*text, error);
   if (!manifest) return files;
   for (const PlanObject& object : manifest->objects) {
-    if (!object.admin) files.insert(object.file);
+    if (!object.admin) files[object.file] = files[object.file] || object.shared;
   }
   return files;
 }
@@ -163,13 +164,16 @@ void diff_unit(const PlanTree& before, const PlanTree& after, const std::string&
     ++diff.inputs_changed;
     return;
   }
-  std::set<std::string> objects = object_files(before, unit);
-  objects.merge(object_files(after, unit));
+  std::map<std::string, bool> objects = object_files(before, unit);
+  for (const auto& [file, shared] : object_files(after, unit)) objects[file] |= shared;
   for (const std::string& path : paths) {
     if (path == plan_json) continue;
-    std::string relative = path.substr(unit.size() + 1);
-    if (objects.count(relative) != 0) {
+    auto object = objects.find(path.substr(unit.size() + 1));
+    if (object != objects.end()) {
+      const std::size_t first = diff.changes.size();
       diff_file(unit, path, before.read(path), after.read(path), diff);
+      for (std::size_t i = first; i < diff.changes.size(); ++i)
+        diff.changes[i].shared = object->second;
     } else {
       diff.files.push_back(file_change(path, before.read(path), after.read(path)));
     }

@@ -1,6 +1,8 @@
 #include "compiler/plan/git_repo.h"
 
 #include <git2.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -151,6 +153,18 @@ std::optional<ObjectId> Repository::subtree(const ObjectId& tree, const std::str
   return from_oid(*git_tree_entry_id(entry.ptr));
 }
 
+std::optional<ObjectId> Repository::blob_at(const ObjectId& tree, const std::string& path) const {
+  TreePtr root;
+  git_oid oid = to_oid(tree);
+  check(git_tree_lookup(&root.ptr, repo_, &oid), "reading a tree");
+  EntryPtr entry;
+  int code = git_tree_entry_bypath(&entry.ptr, root.ptr, path.c_str());
+  if (code == GIT_ENOTFOUND) return std::nullopt;
+  check(code, "reading a tree entry");
+  if (git_tree_entry_type(entry.ptr) != GIT_OBJECT_BLOB) return std::nullopt;
+  return from_oid(*git_tree_entry_id(entry.ptr));
+}
+
 void Repository::list_tree(const ObjectId& tree, const std::string& prefix, PlanTree& out) const {
   TreePtr object;
   git_oid oid = to_oid(tree);
@@ -178,6 +192,39 @@ ObjectId Repository::write_blob(std::string_view bytes) {
   git_oid oid;
   check(git_blob_create_from_buffer(&oid, repo_, bytes.data(), bytes.size()), "writing a blob");
   return from_oid(oid);
+}
+
+std::unique_ptr<Repository> Repository::in_memory() const {
+  git_repository* repo = nullptr;
+  check(git_repository_open(&repo, git_repository_path(repo_)), "opening the repository");
+  std::unique_ptr<Repository> out(new Repository(repo));
+  git_odb* odb = nullptr;
+  check(git_repository_odb(&odb, repo), "opening the object database");
+  git_odb_backend* mempack = nullptr;
+  int code = git_mempack_new(&mempack);
+  // Above every other backend, so that writes land in memory; reads still reach the rest.
+  if (code == 0) code = git_odb_add_backend(odb, mempack, 1000);
+  git_odb_free(odb);
+  check(code, "creating an in-memory object store");
+  out->mempack_ = mempack;
+  return out;
+}
+
+void Repository::write_pack() {
+  git_buf pack = GIT_BUF_INIT;
+  git_odb* odb = nullptr;
+  git_odb_writepack* writer = nullptr;
+  git_indexer_progress progress{};
+  int code = git_mempack_dump(&pack, repo_, mempack_);
+  if (code == 0) code = git_repository_odb(&odb, repo_);
+  if (code == 0) code = git_odb_write_pack(&writer, odb, nullptr, nullptr);
+  if (code == 0) code = writer->append(writer, pack.ptr, pack.size, &progress);
+  if (code == 0) code = writer->commit(writer, &progress);
+  if (writer != nullptr) writer->free(writer);
+  git_odb_free(odb);
+  git_buf_dispose(&pack);
+  check(code, "writing the pack");
+  check(git_mempack_reset(mempack_), "clearing the in-memory object store");
 }
 
 ObjectId Repository::update_tree(const std::optional<ObjectId>& base,

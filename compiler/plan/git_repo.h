@@ -14,6 +14,7 @@
 #include "compiler/plan/plan_tree.h"
 
 struct git_repository;
+struct git_odb_backend;
 
 namespace mlenv::plan {
 
@@ -64,12 +65,21 @@ class Repository {
   std::string commit_message(const ObjectId& commit) const;
   /// The tree at `path` inside `tree` ("" is `tree` itself), or nullopt if absent.
   std::optional<ObjectId> subtree(const ObjectId& tree, const std::string& path) const;
+  /// The blob at `path` inside `tree`, or nullopt if there is none.
+  std::optional<ObjectId> blob_at(const ObjectId& tree, const std::string& path) const;
   /// Adds every blob under `tree` to `out`, by id only, with paths prefixed by `prefix`.
   void list_tree(const ObjectId& tree, const std::string& prefix, PlanTree& out) const;
   /// A plan tree of the blobs under `tree`, reading bytes from this repository on demand.
   PlanTree plan_tree(const std::optional<ObjectId>& tree, const std::string& prefix = {}) const;
   std::string read_blob(const ObjectId& blob) const;
   ObjectId write_blob(std::string_view bytes);
+  /// A second handle on this repository whose object writes stay in memory until
+  /// write_pack(): a plan of a 1,000-env fleet writes its blobs, trees and commit as one pack
+  /// rather than a loose file each. Reads see the repository's objects and the new ones.
+  std::unique_ptr<Repository> in_memory() const;
+  /// Writes every object written through this in-memory handle into the repository as one
+  /// pack (with its index), so refs may then name them.
+  void write_pack();
   /// A new tree: `base` (empty when unset) with `updates` applied; empty directories vanish.
   ObjectId update_tree(const std::optional<ObjectId>& base, std::vector<TreeUpdate> updates);
   /// Writes a commit object without moving any ref.
@@ -91,6 +101,7 @@ class Repository {
  private:
   explicit Repository(git_repository* repo) : repo_(repo) {}
   git_repository* repo_;
+  git_odb_backend* mempack_ = nullptr;  ///< owned by the repository's object database
 };
 
 }  // namespace mlenv::plan

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "compiler/base/file_name.h"
+
 namespace mlenv::plan {
 namespace {
 
@@ -102,7 +104,8 @@ std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& 
     plan.cluster = text_of(root, "cluster");
     plan.env = text_of(root, "env");
     plan.namespace_ = text_of(root, "namespace");
-    plan.inputs = digests_of(root, "inputs");
+    if (root["inputs"]) plan.inputs = digests_of(root, "inputs");
+    plan.inputs_sha256 = optional_text(root, "inputs_sha256", "");
     plan.files = digests_of(root, "files");
     const YAML::Node objects = root["objects"];
     if (!objects || !objects.IsSequence()) throw std::runtime_error("missing list `objects`");
@@ -151,6 +154,22 @@ std::string plan_json_string(std::string_view text, std::string_view key) {
     }
   }
   return {};
+}
+
+std::string program_inputs_path(std::string_view source) {
+  return "_inputs/" + escape_file_name(source) + ".json";
+}
+
+std::optional<std::vector<PlanDigest>> parse_program_inputs(std::string_view text,
+                                                            std::string& error) {
+  try {
+    const YAML::Node root = YAML::Load(std::string(text));
+    if (!root.IsMap()) throw std::runtime_error("not a JSON object");
+    return digests_of(root, "inputs");
+  } catch (const std::exception& e) {
+    error = e.what();
+    return std::nullopt;
+  }
 }
 
 std::string api_group(std::string_view api_version) {

@@ -334,6 +334,7 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
     }
   }
   if (tree && !program.envs.empty()) {
+    out.files.push_back(kube::program_inputs_file(context));
     for (const auto& [path, bytes] : runtime_sources()) {
       out.files.push_back({std::string(kRuntimeDir) + "/" + std::string(path), std::string(bytes)});
     }

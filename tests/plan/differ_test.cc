@@ -229,14 +229,16 @@ TEST_CASE("json summary", "[plan]") {
   env.objects.pop_back();
   std::ostringstream json;
   render_summary_json(json, diff_plans(before, tree_from_output(render({env}))));
-  CHECK(json.str() ==
-        "{\"format_version\":1,\"changes\":[{\"address\":\"barcelona/ml-dev-env/Route/"
-        "ml-dev-env-jupyter\","
-        "\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/ml-dev-env/"
-        "route-ml-dev-env-jupyter.yaml\","
-        "\"destroys_data\":false,\"fields\":[]}],\"files\":[],\"inputs_changed\":0,\"create\":0,"
-        "\"update\":0,\"replace\":0,"
-        "\"delete\":1}\n");
+  CHECK(
+      json.str() ==
+      "{\"format_version\":1,\"changes\":[{\"address\":\"barcelona/ml-dev-env/Route/"
+      "ml-dev-env-jupyter\","
+      "\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/ml-dev-env/"
+      "route-ml-dev-env-jupyter.yaml\","
+      "\"destroys_data\":false,\"shared\":false,\"fields\":[]}],\"files\":[],\"inputs_changed\":0,"
+      "\"shared_copies\":0,\"create\":0,"
+      "\"update\":0,\"replace\":0,"
+      "\"delete\":1}\n");
 }
 
 // std::regex recursed once per character here: a label of 60,000 digits and a letter crashed
