@@ -74,6 +74,11 @@ struct PlanManifest {
 /// Parses plan.json; on failure returns nullopt and says why in `error`.
 std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& error);
 
+/// The `objects` of a plan.json read by a flat scan rather than a YAML parse (the differ reads
+/// the plan.json of every env that changed: a first plan of a fleet reads 1,000); nullopt when
+/// the text is not as plan.json writes it (then parse_plan_json decides).
+std::optional<std::vector<PlanObject>> scan_plan_objects(std::string_view text);
+
 /// The `source` of a plan.json without parsing the rest (plan reads it for every env that
 /// disappeared from a render, to know whether this source owned it); "" if absent.
 std::string plan_json_source(std::string_view text);

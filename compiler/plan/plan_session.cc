@@ -51,7 +51,11 @@ bool refuse_collisions(const PlanTree& fresh, const PlanTree& committed, const s
   std::map<std::pair<std::string, std::string>, std::string> others;  // identity -> unit
   for (const std::string& unit : units_of(committed)) {
     if (is_admin_unit(unit)) continue;
-    std::optional<std::string> text = committed.read(unit + "/plan.json");
+    // A plan.json rendered as committed is read from memory, not inflated from git again.
+    const PlanEntry* was = committed.find(unit + "/plan.json");
+    const PlanEntry* now = fresh.find(unit + "/plan.json");
+    const bool same = was != nullptr && now != nullptr && was->id == now->id;
+    std::optional<std::string> text = (same ? fresh : committed).read(unit + "/plan.json");
     if (text && plan_json_source(*text) != source) others[env_identity(*text)] = unit;
   }
   bool clear = true;
@@ -220,9 +224,10 @@ std::optional<ObjectId> PlanSession::commit(const std::string& message, Diagnost
     return std::nullopt;
   }
   try {
-    // Objects are written in memory and reach the repository as one pack before the branch
-    // moves: a loose file per blob made the first plan of a fleet cost more than twice `git
-    // add && git commit` of the same tree.
+    // Blobs and trees are written in memory and reach the repository as one pack: a loose file
+    // per blob made the first plan of a fleet cost more than twice `git add && git commit` of
+    // the same tree. The commit is written after the pack, outside it: git_mempack_dump packs
+    // a commit with its whole tree, which would copy every file of the plan into each pack.
     std::unique_ptr<Repository> batch = repo_->in_memory();
     std::vector<TreeUpdate> updates;
     updates.reserve(updates_.size());
@@ -232,10 +237,11 @@ std::optional<ObjectId> PlanSession::commit(const std::string& message, Diagnost
       updates.push_back(std::move(full));
     }
     ObjectId tree = batch->update_tree(head_tree_, std::move(updates));
+    batch->write_pack();
+    repo_->refresh_objects();
     std::vector<ObjectId> parents;
     if (head_.commit) parents.push_back(*head_.commit);
-    ObjectId commit = batch->create_commit(tree, parents, message);
-    batch->write_pack();
+    ObjectId commit = repo_->create_commit(tree, parents, message);
     std::string subject = message.substr(0, message.find('\n'));
     if (!repo_->update_ref(head_.branch, commit, head_.commit, "mlenvc plan: " + subject)) {
       Diagnostic& d = diagnostics.report(
@@ -257,7 +263,16 @@ bool PlanSession::write_worktree(bool update_index, Diagnostics& diagnostics) {
     if (!update.blob) removed.push_back(update.path);
   }
   try {
-    std::vector<std::string> touched = write_plan_files(workdir() + prefix_, fresh_, removed);
+    // Files whose index entry and stat data say they hold the rendered blob are not read again.
+    std::map<std::string, ObjectId> fresh_ids;
+    for (const auto& [path, entry] : fresh_.entries())
+      fresh_ids.emplace(prefix_ + "/" + path, entry.id);
+    const std::set<std::string> unchanged = repo_->unchanged_files(prefix_, fresh_ids);
+    auto known = [&](const std::string& path) {
+      return unchanged.count(prefix_ + "/" + path) != 0;
+    };
+    std::vector<std::string> touched =
+        write_plan_files(workdir() + prefix_, fresh_, removed, known);
     std::vector<std::string> paths;
     std::vector<std::optional<ObjectId>> ids;
     if (update_index) {

@@ -100,9 +100,10 @@ std::string fleet(int envs, int clusters) {
     for (int r = 0; r < 4; ++r) {
       std::string rail = std::to_string(r + 1);
       out += "        { device = \"mlx5_" + std::to_string(r + 2) + "\", interface = \"net" + rail +
-             "\", network = \"" + c + "-rail" + rail + "\", resource = \"openshift.io/" + c +
-             "rail" + rail + "\",\n          ipam = { type = whereabouts, range = \"10." + rail +
-             "." + std::to_string(i % 256) + ".0/24\" } },\n";
+             "\", link_layer = ethernet, network = \"" + c + "-rail" + rail +
+             "\", resource = \"openshift.io/" + c + "rail" + rail +
+             "\",\n          ipam = { type = whereabouts, range = \"10." + rail + "." +
+             std::to_string(i % 256) + ".0/24\" } },\n";
     }
     out += "      ]\n      gid_index = 3\n    }\n  }\n}\n\n";
   }
@@ -152,12 +153,17 @@ bool measure_plan(const std::string& mlenvc, int runs) {
     if (!fleet_repo(dir, source)) return false;
     Run plan = run(mlenvc, {"plan", "fleet.mlenv"}, dir);
     std::ofstream(dir + "/fleet.mlenv") << edited;
-    if (plan.status != 0 || shell_ms("cd " + dir + " && git commit -qam e500") < 0) return false;
+    if (plan.status != 0 || shell_ms("cd " + dir + " && git commit -qam e500") < 0) {
+      std::fprintf(stderr, "plan in %s: mlenvc exited with %d\n", dir.c_str(), plan.status);
+      return false;
+    }
     Run replan = run(mlenvc, {"plan", "fleet.mlenv"}, dir);
     std::string copy = next_tree();
     if (replan.status != 0 || !fleet_repo(copy, source) ||
-        shell_ms("cp -r " + dir + "/plans " + copy + "/plans") < 0)
+        shell_ms("cp -r " + dir + "/plans " + copy + "/plans") < 0) {
+      std::fprintf(stderr, "re-plan in %s: mlenvc exited with %d\n", dir.c_str(), replan.status);
       return false;
+    }
     double commit = shell_ms("cd " + copy + " && git add -A && git commit -qm plans");
     if (commit < 0) return false;
     first.push_back(plan.ms);
@@ -185,6 +191,7 @@ int main(int argc, char** argv) {
   int runs = argc > 3 ? std::atoi(argv[3]) : 30;
   if (example == "--plan") {  // only the plan figures: mlenvc_bench MLENVC --plan [RUNS]
     bool ok = measure_plan(mlenvc, argc > 3 ? runs : 3);
+    if (std::getenv("MLENV_BENCH_KEEP") != nullptr) return ok ? 0 : 1;
     std::filesystem::remove_all(kTrees);
     return ok ? 0 : 1;
   }

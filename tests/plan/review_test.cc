@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 #include "compiler/diag/render.h"
@@ -100,6 +101,50 @@ TEST_CASE("a shared object is shown once under its cluster, and kept while an en
   std::ostringstream json;
   render_summary_json(json, last);
   CHECK(json.str().find("\"shared\":true") != std::string::npos);
+}
+
+// Loose objects of a repository: one file each under .git/objects/xx/.
+std::size_t loose_objects(const std::string& repo) {
+  std::size_t count = 0;
+  for (const auto& dir : std::filesystem::directory_iterator(repo + "/.git/objects")) {
+    const std::string name = dir.path().filename().string();
+    if (name.size() != 2 || name == "pa") continue;
+    for (const auto& file : std::filesystem::directory_iterator(dir.path())) {
+      (void)file;
+      ++count;
+    }
+  }
+  return count;
+}
+
+TEST_CASE("a plan writes its blobs and trees as one pack, and only the new ones", "[review]") {
+  TempDir dir;
+  init_repo(dir.path());
+  const std::size_t before = loose_objects(dir.path());
+  plan(dir.path(), {typical_env("alice"), typical_env("bob")});
+  CHECK(loose_objects(dir.path()) == before + 1);  // the commit
+  const std::string sts = "plans/barcelona/bob/statefulset-bob.yaml";
+  CHECK(show(dir.path(), "HEAD", sts).find("replicas: 2") != std::string::npos);
+  std::uintmax_t first_pack = 0;
+  for (const auto& file : std::filesystem::directory_iterator(dir.path() + "/.git/objects/pack"))
+    if (file.path().extension() == ".pack") first_pack = std::filesystem::file_size(file.path());
+
+  FakeEnv bob = typical_env("bob");
+  std::string& body = object(bob, "StatefulSet", "bob").body;
+  body.replace(body.find("replicas: 2"), 11, "replicas: 1");
+  plan(dir.path(), {typical_env("alice"), bob});
+  CHECK(show(dir.path(), "HEAD", sts).find("replicas: 1") != std::string::npos);
+  std::size_t packs = 0;
+  for (const auto& file : std::filesystem::directory_iterator(dir.path() + "/.git/objects/pack")) {
+    if (file.path().extension() != ".pack") continue;
+    ++packs;
+    // The second pack holds the two changed blobs and four trees, not the whole plan again.
+    if (std::filesystem::file_size(file.path()) != first_pack)
+      CHECK(std::filesystem::file_size(file.path()) < first_pack / 2);
+  }
+  CHECK(packs == 2);
+  CHECK(std::system(("git -C " + dir.path() + " fsck --full --no-progress 2>/dev/null").c_str()) ==
+        0);
 }
 
 TEST_CASE("an env of another program keeps a shared object this program's envs drop", "[review]") {
