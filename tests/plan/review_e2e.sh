@@ -45,6 +45,20 @@ only_changed plans/barcelona/beta/ plans/_inputs/lab.mlenv.json
 grep -q '^      ~ spec.replicas: 2 -> 1$' second.out || fail "the edit is not in the summary"
 grep -q 'warning\[W0601\]' second.err && fail "a committed source was warned about"
 
+# A source changed without a new plan: apply refuses the one env whose inputs changed, naming
+# the file, and only that env.
+sed -i 's|^  nodes    = 1 // beta$|  nodes    = 2 // beta|' lab.mlenv
+git commit -qam "beta: two nodes, not planned"
+set +e
+"$mlenvc" apply --dry-run > stale.out 2> stale.err; status=$?
+set -e
+[ "$status" = 1 ] || fail "apply of a stale plan exited $status"
+grep -q '^mlenvc: error\[E0702\]: the plan in `plans/barcelona/beta` is stale$' stale.err ||
+  { cat stale.err; fail "E0702 missing for beta"; }
+grep -q 'note: input `lab.mlenv` changed' stale.err || fail "the changed input is not named"
+[ "$(grep -c 'E0702' stale.err)" = 1 ] || fail "an env whose inputs did not change was refused"
+"$mlenvc" plan lab.mlenv > /dev/null 2>&1 || fail "plan after the stale apply"
+
 # gamma leaves: the attachments stay for the envs that keep them.
 sed -i '/^env gamma {$/,/^}$/d' lab.mlenv
 git commit -qam "no gamma"
@@ -53,7 +67,7 @@ grep -q '^  - barcelona/gamma/StatefulSet/gamma$' third.out || fail "gamma's Sta
 grep -q 'NetworkAttachmentDefinition' third.out && fail "a shared attachment shown as deleted"
 
 # An uncommitted source: a clear warning in every format; the plan still shows the change.
-sed -i 's|^  nodes    = 1 // beta$|  nodes    = 2 // beta|' lab.mlenv
+sed -i 's|^  nodes    = 2 // beta$|  nodes    = 1 // beta|' lab.mlenv
 "$mlenvc" plan lab.mlenv --no-commit > dirty.out 2> dirty.err || fail "plan of a dirty source"
 grep -q '^mlenvc: warning\[W0601\]: `lab.mlenv` differs from HEAD: this plan was rendered from a source the commit does not hold$' dirty.err ||
   { cat dirty.err; fail "no warning in text"; }
@@ -97,4 +111,6 @@ sed -i 's|^  nodes = 2 // e117$|  nodes = 1 // e117|' fleet.mlenv
 git commit -qam "e117: one node"
 "$mlenvc" plan fleet.mlenv > fleet2.out 2> /dev/null || fail "fleet re-plan"
 only_changed plans/c1/e117/ plans/_inputs/fleet.mlenv.json
+"$mlenvc" destroy --help | grep -q '^usage: mlenvc destroy ENV' || fail "destroy --help"
+if "$mlenvc" destroy 2> /dev/null; then fail "destroy without ENV succeeded"; fi
 echo "review e2e: ok"

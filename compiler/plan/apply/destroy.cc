@@ -80,13 +80,15 @@ std::vector<EnvPlan> removed_envs(Repository& repo, const std::optional<ObjectId
   const std::string root = applied_refs(admin);
   for (const std::string& ref : repo.refs_matching(root + "*")) {
     if (applying.count(ref.substr(root.size())) != 0) continue;
-    std::optional<EnvPlan> env = recorded_env(repo, ref, admin);
-    if (!env) continue;
+    // Where the record was applied from decides first: an apply of one env directory reads no
+    // other env's record.
+    std::optional<ObjectId> commit = repo.ref_target(ref);
+    const std::string dir = commit ? trailer(repo.commit_message(*commit), kPlanDirTrailer) : "";
     bool in_scope = false;
-    for (const std::string& dir : covered) in_scope = in_scope || under(env->dir, dir);
-    std::optional<ObjectId> still;
-    if (head_tree) still = repo.blob_at(*head_tree, env->dir + "/plan.json");
-    if (in_scope && !still) out.push_back(std::move(*env));
+    for (const std::string& root_dir : covered) in_scope = in_scope || under(dir, root_dir);
+    if (dir.empty() || !in_scope) continue;
+    if (head_tree && repo.blob_at(*head_tree, dir + "/plan.json")) continue;
+    if (std::optional<EnvPlan> env = recorded_env(repo, ref, admin)) out.push_back(std::move(*env));
   }
   return out;
 }
@@ -111,6 +113,50 @@ std::set<std::string> shared_kept_at_head(Repository& repo,
   return kept;
 }
 
+namespace {
+
+// The steps that destroy `env`, or nullopt with E0704/E0705 reported.
+std::optional<EnvSteps> steps_for(Repository& repo, const EnvPlan& env,
+                                  const DestroyRequest& request, Diagnostics& diagnostics) {
+  Head head = repo.head();
+  std::optional<ObjectId> head_tree;
+  if (head.commit) head_tree = repo.commit_tree(*head.commit);
+  StepOptions options = request.steps;
+  options.shared_in_use = shared_kept_at_head(repo, head_tree, env);
+  std::set<std::string> destroyed;
+  std::optional<EnvSteps> steps = destroy_steps(env, options, destroyed, diagnostics);
+  for (const std::string& address : request.steps.allow_destroy) {
+    if (destroyed.count(address) == 0)
+      diagnostics.report(Code::E0705, {},
+                         "--allow-destroy=" + address + " matches no object this destroy deletes",
+                         "addresses are spelled as in the plan: <cluster>/<env>/<Kind>/<name>");
+  }
+  if (diagnostics.has_errors()) return std::nullopt;
+  return steps;
+}
+
+// Runs (or prints) the steps, then records the env as destroyed; the exit status.
+int run_destroy(Repository& repo, const EnvPlan& env, const EnvSteps& steps,
+                const DestroyRequest& request, const std::string& client, std::ostream& out,
+                Diagnostics& diagnostics) {
+  ApplyRequest as_apply;
+  as_apply.dry_run = request.dry_run;
+  as_apply.steps = request.steps;
+  StepRunner runner(as_apply, client, client, out, diagnostics);
+  out << (request.dry_run ? "Would destroy " : "Destroying ") << env.unit << '\n';
+  for (const Step& step : steps.steps) {
+    if (!runner.run(step, env.unit)) return 1;
+  }
+  if (request.dry_run) {
+    out << "Dry run: nothing was run.\n";
+    return 0;
+  }
+  return record_destroyed(repo, env, request.steps.admin, "Destroyed on purpose.", diagnostics) ? 0
+                                                                                                : 1;
+}
+
+}  // namespace
+
 int destroy_env(const DestroyRequest& request, std::ostream& out, Diagnostics& diagnostics) {
   std::unique_ptr<Repository> repo = Repository::discover(std::filesystem::current_path().string());
   if (!repo || repo->workdir().empty()) {
@@ -126,36 +172,10 @@ int destroy_env(const DestroyRequest& request, std::ostream& out, Diagnostics& d
   try {
     std::optional<EnvPlan> env = find_recorded(*repo, request, diagnostics);
     if (!env) return 1;
-    Head head = repo->head();
-    std::optional<ObjectId> head_tree;
-    if (head.commit) head_tree = repo->commit_tree(*head.commit);
-    StepOptions options = request.steps;
-    options.shared_in_use = shared_kept_at_head(*repo, head_tree, *env);
-    std::set<std::string> destroyed;
-    std::optional<EnvSteps> steps = destroy_steps(*env, options, destroyed, diagnostics);
-    for (const std::string& address : request.steps.allow_destroy) {
-      if (destroyed.count(address) == 0)
-        diagnostics.report(Code::E0705, {},
-                           "--allow-destroy=" + address + " matches no object this destroy deletes",
-                           "addresses are spelled as in the plan: <cluster>/<env>/<Kind>/<name>");
-    }
+    std::optional<EnvSteps> steps = steps_for(*repo, *env, request, diagnostics);
     std::optional<std::string> client = client_of(request, diagnostics);
-    if (!steps || !client || diagnostics.has_errors()) return 1;
-    ApplyRequest as_apply;
-    as_apply.dry_run = request.dry_run;
-    as_apply.steps = options;
-    StepRunner runner(as_apply, *client, *client, out, diagnostics);
-    out << (request.dry_run ? "Would destroy " : "Destroying ") << env->unit << '\n';
-    for (const Step& step : steps->steps) {
-      if (!runner.run(step, env->unit)) return 1;
-    }
-    if (request.dry_run) {
-      out << "Dry run: nothing was run.\n";
-      return 0;
-    }
-    return record_destroyed(*repo, *env, request.steps.admin, "Destroyed on purpose.", diagnostics)
-               ? 0
-               : 1;
+    if (!steps || !client) return 1;
+    return run_destroy(*repo, *env, *steps, request, *client, out, diagnostics);
   } catch (const std::exception& error) {
     diagnostics.report(Code::E0604, {}, error.what());
     return 1;
