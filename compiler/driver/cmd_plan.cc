@@ -138,7 +138,18 @@ struct PlanReport {
   std::vector<plan::SinceApplied> since;
   std::vector<std::string> warnings;
   std::vector<std::string> notes;
+  std::vector<std::pair<std::string, std::string>> note_details;
 };
+
+// Every note before grouping: {"subject": "<cluster>/<env>" or "", "text": ...}.
+std::string json_note_details(const std::vector<std::pair<std::string, std::string>>& notes) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < notes.size(); ++i) {
+    out += (i == 0 ? "{\"subject\":\"" : ",{\"subject\":\"") + json_escape(notes[i].first) +
+           "\",\"text\":\"" + json_escape(notes[i].second) + "\"}";
+  }
+  return out + "]";
+}
 
 void print_json(const plan::PlanDiff& diff, const PlanReport& report) {
   std::vector<std::string> since;
@@ -148,7 +159,8 @@ void print_json(const plan::PlanDiff& diff, const PlanReport& report) {
         << (report.commit ? "\"" + plan::to_hex(*report.commit) + "\"" : std::string("null"))
         << ",\"changed_since_apply\":" << json_strings(since)
         << ",\"warnings\":" << json_strings(report.warnings)
-        << ",\"notes\":" << json_strings(report.notes);
+        << ",\"notes\":" << json_strings(report.notes)
+        << ",\"note_details\":" << json_note_details(report.note_details);
   plan::render_summary_json(std::cout, diff, extra.str());
 }
 
@@ -250,6 +262,7 @@ int run_plan(const Args& args) {
   print(diagnostics, parsed->json);  // the warnings
   report.since = session->since_applied();
   report.notes = output->notes;
+  report.note_details = output->note_details;
   if (parsed->json) {
     print_json(*diff, report);
   } else if (parsed->markdown) {

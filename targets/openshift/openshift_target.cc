@@ -356,6 +356,11 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
   for (std::size_t i : admin_stream) out.stream.push_back(where[i]);
   for (std::size_t i : stream) out.stream.push_back(where[i]);
   out.notes = grouped(notes);
+  std::set<std::pair<std::string, std::string>> listed;  // a cluster's note comes from each env
+  for (Note& note : notes) {
+    if (listed.emplace(note.subject, note.text).second)
+      out.note_details.emplace_back(std::move(note.subject), std::move(note.text));
+  }
   return out;
 }
 

@@ -111,6 +111,12 @@ sed -i 's|^  nodes = 2 // e117$|  nodes = 1 // e117|' fleet.mlenv
 git commit -qam "e117: one node"
 "$mlenvc" plan fleet.mlenv > fleet2.out 2> /dev/null || fail "fleet re-plan"
 only_changed plans/c1/e117/ plans/_inputs/fleet.mlenv.json
+# Notes are grouped, one line per decision naming five envs and a count; JSON keeps every one.
+[ "$(grep -c 'note: .* and 45 more: network = auto: cluster `c.` has no RDMA rails, using TCP$' fleet.err)" = 4 ] ||
+  fail "the transport notes are not grouped per cluster"
+"$mlenvc" plan fleet.mlenv --format=json > fleet.json 2> /dev/null || fail "fleet JSON"
+[ "$(grep -o '{"subject":"c[0-9]/e[0-9]*","text":"network = auto: cluster `c[0-9]` has no RDMA rails, using TCP"}' fleet.json | wc -l)" = 200 ] ||
+  fail "JSON does not keep every note"
 "$mlenvc" destroy --help | grep -q '^usage: mlenvc destroy ENV' || fail "destroy --help"
 if "$mlenvc" destroy 2> /dev/null; then fail "destroy without ENV succeeded"; fi
 echo "review e2e: ok"
