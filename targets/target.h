@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compiler/diag/diagnostic.h"
@@ -30,6 +31,9 @@ struct Output {
   /// Lines for people about steps the output needs (who must apply `_admin/`, which Secrets
   /// to create), printed by `mlenvc build`; never part of the files.
   std::vector<std::string> notes;
+  /// The same notes before grouping, once per env they concern (`subject`: `<cluster>/<env>`,
+  /// "" for a note about no one env), in render order: `plan --format=json` keeps the full list.
+  std::vector<std::pair<std::string, std::string>> note_details;
 };
 
 /// How much `render` produces.

@@ -37,7 +37,11 @@ int run_check(const Args& args) {
     }
     print_diagnostics(*compilation, json);
     // What the cluster needs (JobSet, Kueue, Pod Security); JSON lines hold diagnostics only.
-    if (compilation->program && !json) print_notes(target::Output{{}, {}, std::move(notes)});
+    if (compilation->program && !json) {
+      target::Output out;
+      out.notes = std::move(notes);
+      print_notes(out);
+    }
     if (!compilation->program) status = 1;
   }
   return status;

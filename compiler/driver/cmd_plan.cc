@@ -11,6 +11,7 @@
 #include "compiler/driver/pipeline.h"
 #include "compiler/plan/plan_session.h"
 #include "compiler/plan/summary.h"
+#include "compiler/plan/summary_markdown.h"
 #include "targets/target.h"
 
 namespace mlenv::driver {
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kUsage =
     "usage: mlenvc plan FILE [--out DIR] [--no-commit] [--check] [--detailed-exitcode]\n"
-    "                        [--format=text|json]\n"
+    "                        [--format=text|json|markdown]\n"
     "\n"
     "Renders FILE into the plan directory (default: plans/ at the root of the repository),\n"
     "prints what changed since the plan committed at HEAD, and commits the plan directory,\n"
@@ -29,7 +30,11 @@ constexpr const char* kUsage =
     "  --no-commit          write the plan into the work tree only\n"
     "  --check              exit 1 when the committed plan differs from a fresh render\n"
     "  --detailed-exitcode  exit 0 without changes, 2 with changes, 1 on error\n"
-    "  --format=json        print the summary as one JSON object\n";
+    "  --format=json        print the summary as one JSON object\n"
+    "  --format=markdown    print the summary as Markdown for a pull-request comment\n"
+    "\n"
+    "A source file that differs from HEAD (or is not committed) is named in a warning: the\n"
+    "pull request's plan would not match its source.\n";
 
 struct PlanArgs {
   std::string file;
@@ -38,6 +43,7 @@ struct PlanArgs {
   bool check = false;
   bool detailed = false;
   bool json = false;
+  bool markdown = false;
 };
 
 // Reads the arguments with the parser every subcommand shares (`--out DIR` and `--out=DIR`
@@ -58,7 +64,8 @@ std::optional<PlanArgs> parse(const Args& args, int& status) {
     return std::nullopt;
   }
   PlanArgs parsed;
-  if (!json_format(options, parsed.json)) return std::nullopt;
+  parsed.markdown = options.value("format") == "markdown";
+  if (!parsed.markdown && !json_format(options, parsed.json)) return std::nullopt;
   parsed.file = options.positional[0];
   parsed.out = options.value("out").value_or("");
   parsed.commit = !options.flag("no-commit");
@@ -78,10 +85,14 @@ void print(const Diagnostics& diagnostics, bool json) {
   }
 }
 
+// What a render read from the work tree: path (relative to it) and bytes.
+using SourceFiles = std::vector<std::pair<std::string, std::string>>;
+
 // Compiles and renders `source` from the work tree root, so plan.json's `source` and every
-// input path are relative to the repository whatever directory plan was run in.
+// input path are relative to the repository whatever directory plan was run in. `read` gets
+// the files it read from the work tree (the stdlib and schema are the compiler's own).
 std::optional<target::Output> render(const std::string& workdir, const std::string& source,
-                                     bool json) {
+                                     bool json, SourceFiles& read) {
   fs::path cwd = fs::current_path();
   fs::current_path(workdir);
   DiskFileSystem disk;
@@ -90,6 +101,12 @@ std::optional<target::Output> render(const std::string& workdir, const std::stri
       driver::render(*compilation, *target::make_program_target());
   fs::current_path(cwd);
   print_diagnostics(*compilation, json);
+  if (compilation->program) {
+    for (const ir::InputFile& input : compilation->program->inputs) {
+      if (!input.path.starts_with("std/") && !input.path.starts_with("schema/"))
+        read.emplace_back(normalize_path(input.path), input.text);
+    }
+  }
   return output;
 }
 
@@ -106,6 +123,102 @@ std::string commit_message(const std::string& source, const std::string& prefix,
   return message.str();
 }
 
+// A JSON array of strings.
+std::string json_strings(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "\"" : ",\"") + json_escape(items[i]) + "\"";
+  return out + "]";
+}
+
+// What every output format says besides the diff.
+struct PlanReport {
+  std::string source;
+  std::optional<plan::ObjectId> commit;
+  std::vector<plan::SinceApplied> since;
+  std::vector<std::string> warnings;
+  std::vector<std::string> notes;
+  std::vector<std::pair<std::string, std::string>> note_details;
+};
+
+// Every note before grouping: {"subject": "<cluster>/<env>" or "", "text": ...}.
+std::string json_note_details(const std::vector<std::pair<std::string, std::string>>& notes) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < notes.size(); ++i) {
+    out += (i == 0 ? "{\"subject\":\"" : ",{\"subject\":\"") + json_escape(notes[i].first) +
+           "\",\"text\":\"" + json_escape(notes[i].second) + "\"}";
+  }
+  return out + "]";
+}
+
+void print_json(const plan::PlanDiff& diff, const PlanReport& report) {
+  std::vector<std::string> since;
+  for (const plan::SinceApplied& env : report.since) since.push_back(env.unit);
+  std::ostringstream extra;
+  extra << "\"committed\":" << (report.commit ? "true" : "false") << ",\"commit\":"
+        << (report.commit ? "\"" + plan::to_hex(*report.commit) + "\"" : std::string("null"))
+        << ",\"changed_since_apply\":" << json_strings(since)
+        << ",\"warnings\":" << json_strings(report.warnings)
+        << ",\"notes\":" << json_strings(report.notes)
+        << ",\"note_details\":" << json_note_details(report.note_details);
+  plan::render_summary_json(std::cout, diff, extra.str());
+}
+
+void print_markdown(const plan::PlanDiff& diff, const PlanReport& report) {
+  plan::MarkdownContext context{report.source, report.warnings, report.notes,
+                                report.commit ? plan::to_hex(*report.commit) : ""};
+  plan::render_summary_markdown(std::cout, diff, context);
+}
+
+void print_text(const plan::PlanDiff& diff, const PlanReport& report, const std::string& prefix,
+                const target::Output& output) {
+  plan::render_summary_text(std::cout, diff);
+  for (const plan::SinceApplied& env : report.since) {
+    std::cout << "\nSince the last apply of " << env.unit << " (refs/mlenv/applied/" << env.unit
+              << "):\n";
+    for (const plan::Change& change : env.diff.changes) {
+      std::cout << "  " << plan::action_name(change.action) << ' ' << printable(change.address)
+                << '\n';
+    }
+    for (const plan::FileChange& file : env.diff.files) {
+      std::cout << "  " << plan::action_name(file.action) << ' ' << printable(file.path) << '\n';
+    }
+  }
+  if (report.commit) {
+    std::cout << "\nCommitted " << plan::to_hex(*report.commit).substr(0, 12)
+              << " with the plan in " << prefix << ".\n";
+  } else if (!diff.empty()) {
+    std::cout << "\nWrote the plan to " << prefix << " (not committed).\n";
+  }
+  print_notes(output);
+}
+
+// --check: exit 1 (E0606) when the committed plan differs from the fresh render.
+int check_only(const plan::PlanDiff& diff, const PlanArgs& args, const std::string& prefix,
+               const std::string& source, Diagnostics& diagnostics) {
+  if (args.json) {
+    plan::render_summary_json(std::cout, diff,
+                              "\"stale\":" + std::string(diff.empty() ? "false" : "true"));
+  } else if (!diff.empty()) {
+    plan::render_summary_text(std::cout, diff);
+  }
+  if (diff.empty()) {
+    if (!args.json) std::cout << "The committed plan in " << prefix << " is up to date.\n";
+    return 0;
+  }
+  plan::report_stale_check(prefix, source, diagnostics);
+  print(diagnostics, args.json);
+  return 1;
+}
+
+// The root file as plan.json records it: relative to the work tree when inside it.
+std::string source_path(const fs::path& workdir, const std::string& given) {
+  fs::path file = fs::weakly_canonical(fs::absolute(given));
+  std::string source = file.lexically_relative(workdir).generic_string();
+  if (source.empty() || source.starts_with("..")) source = file.string();
+  return source;
+}
+
 }  // namespace
 
 int run_plan(const Args& args) {
@@ -119,83 +232,43 @@ int run_plan(const Args& args) {
     return 1;
   }
   fs::path workdir = fs::weakly_canonical(session->workdir());
-  fs::path file = fs::weakly_canonical(fs::absolute(parsed->file));
-  std::string source = file.lexically_relative(workdir).generic_string();
-  if (source.empty() || source.starts_with("..")) source = file.string();
-
-  std::optional<target::Output> output = render(workdir.string(), source, parsed->json);
+  PlanReport report;
+  report.source = source_path(workdir, parsed->file);
+  SourceFiles read;
+  std::optional<target::Output> output =
+      render(workdir.string(), report.source, parsed->json, read);
   if (!output) return 1;
   std::optional<plan::PlanDiff> diff =
-      session->diff(plan::tree_from_output(*output), source, diagnostics);
+      session->diff(plan::tree_from_output(*output), report.source, diagnostics);
   if (!diff) {
     print(diagnostics, parsed->json);
     return 1;
   }
-
-  if (parsed->check) {
-    if (parsed->json) {
-      plan::render_summary_json(std::cout, *diff,
-                                "\"stale\":" + std::string(diff->empty() ? "false" : "true"));
-    } else if (!diff->empty()) {
-      plan::render_summary_text(std::cout, *diff);
-    }
-    if (diff->empty()) {
-      if (!parsed->json)
-        std::cout << "The committed plan in " << session->prefix() << " is up to date.\n";
-      return 0;
-    }
-    plan::report_stale_check(session->prefix(), source, diagnostics);
-    print(diagnostics, parsed->json);
-    return 1;
-  }
-
-  std::optional<plan::ObjectId> commit;
+  if (parsed->check)
+    return check_only(*diff, *parsed, session->prefix(), report.source, diagnostics);
+  report.warnings = session->warn_uncommitted(read, diagnostics);
   if (parsed->commit && !diff->empty()) {
-    commit = session->commit(commit_message(source, session->prefix(), *diff), diagnostics);
-    if (!commit) {
+    report.commit =
+        session->commit(commit_message(report.source, session->prefix(), *diff), diagnostics);
+    if (!report.commit) {
       print(diagnostics, parsed->json);
       return 1;
     }
   }
-  if (!session->write_worktree(commit.has_value(), diagnostics)) {
+  if (!session->write_worktree(report.commit.has_value(), diagnostics)) {
     print(diagnostics, parsed->json);
     return 1;
   }
-  std::vector<plan::SinceApplied> since = session->since_applied();
+  print(diagnostics, parsed->json);  // the warnings
+  report.since = session->since_applied();
+  report.notes = output->notes;
+  report.note_details = output->note_details;
   if (parsed->json) {
-    std::ostringstream extra;
-    extra << "\"committed\":" << (commit ? "true" : "false")
-          << ",\"commit\":" << (commit ? "\"" + plan::to_hex(*commit) + "\"" : std::string("null"))
-          << ",\"changed_since_apply\":[";
-    for (std::size_t i = 0; i < since.size(); ++i) {
-      extra << (i == 0 ? "" : ",") << "\"" << json_escape(since[i].unit) << "\"";
-    }
-    extra << "],\"notes\":[";
-    for (std::size_t i = 0; i < output->notes.size(); ++i) {
-      extra << (i == 0 ? "" : ",") << "\"" << json_escape(output->notes[i]) << "\"";
-    }
-    extra << "]";
-    plan::render_summary_json(std::cout, *diff, extra.str());
+    print_json(*diff, report);
+  } else if (parsed->markdown) {
+    print_markdown(*diff, report);
   } else {
-    plan::render_summary_text(std::cout, *diff);
-    for (const plan::SinceApplied& env : since) {
-      std::cout << "\nSince the last apply of " << env.unit << " (refs/mlenv/applied/" << env.unit
-                << "):\n";
-      for (const plan::Change& change : env.diff.changes) {
-        std::cout << "  " << plan::action_name(change.action) << ' ' << printable(change.address)
-                  << '\n';
-      }
-      for (const plan::FileChange& file : env.diff.files) {
-        std::cout << "  " << plan::action_name(file.action) << ' ' << printable(file.path) << '\n';
-      }
-    }
-    if (commit) {
-      std::cout << "\nCommitted " << plan::to_hex(*commit).substr(0, 12) << " with the plan in "
-                << session->prefix() << ".\n";
-    } else if (!diff->empty()) {
-      std::cout << "\nWrote the plan to " << session->prefix() << " (not committed).\n";
-    }
-    print_notes(*output);
+    print_text(*diff, report, session->prefix(), *output);
   }
   if (parsed->detailed) return diff->empty() ? 0 : 2;
   return 0;

@@ -22,6 +22,7 @@ constexpr Command kCommands[] = {
     {"build", "render the output tree (-o DIR) or object stream (-o -)", mlenv::driver::run_build},
     {"plan", "render, diff against the committed plan, commit it", mlenv::driver::run_plan},
     {"apply", "apply a committed, fresh plan with oc/kubectl", mlenv::driver::run_apply},
+    {"destroy", "delete an applied env from its cluster", mlenv::driver::run_destroy},
     {"results", "show an acceptance run's result", mlenv::driver::run_results},
     {"port-forward", "reach an env's tools (and debugpy) on this machine",
      mlenv::driver::run_port_forward},

@@ -31,6 +31,9 @@ struct Change {
   /// A Delete or Replace that destroys data (a claim): apply refuses it without
   /// `--allow-destroy=<address>`.
   bool destroys_data = false;
+  /// An object the cluster names and every env of the namespace holds a copy of (an SR-IOV
+  /// attachment, the cluster's ServiceAccount): shown once, as `<cluster>/_shared/<Kind>/<name>`.
+  bool shared = false;
 };
 
 /// Whether deleting an object of `kind` destroys data: claims, volumes, namespaces.
@@ -50,10 +53,14 @@ struct PlanDiff {
   std::vector<Change> changes;     ///< sorted by address
   std::vector<FileChange> files;   ///< sorted by path
   std::size_t inputs_changed = 0;  ///< env dirs whose only change is plan.json (input digests)
+  /// Env copies of shared objects that came or went with their envs, the objects unchanged.
+  std::size_t shared_copies = 0;
 
   std::size_t count(Action action) const;
   /// True when the two plans are byte-for-byte equal.
-  bool empty() const { return changes.empty() && files.empty() && inputs_changed == 0; }
+  bool empty() const {
+    return changes.empty() && files.empty() && inputs_changed == 0 && shared_copies == 0;
+  }
 };
 
 /// "create", "update", "replace", "delete".

@@ -136,18 +136,40 @@ void diff_file(const std::string& prefix, const std::string& path,
   }
 }
 
+// An object file of an env, as its plan.json lists it.
+struct ObjectFile {
+  std::string address;  ///< `Kind/name`
+  bool shared = false;
+};
+
 // Object files of an env, relative to the env directory, from its plan.json.
-std::set<std::string> object_files(const PlanTree& tree, const std::string& unit) {
-  std::set<std::string> files;
+std::map<std::string, ObjectFile> object_files(const PlanTree& tree, const std::string& unit) {
+  std::map<std::string, ObjectFile> files;
   std::optional<std::string> text = tree.read(unit + "/plan.json");
   if (!text) return files;
-  std::string error;
-  std::optional<PlanManifest> manifest = parse_plan_json(*text, error);
-  if (!manifest) return files;
-  for (const PlanObject& object : manifest->objects) {
-    if (!object.admin) files.insert(object.file);
+  std::optional<std::vector<PlanObject>> objects = scan_plan_objects(*text);
+  if (!objects) {
+    std::string error;
+    std::optional<PlanManifest> manifest = parse_plan_json(*text, error);
+    if (!manifest) return files;
+    objects = std::move(manifest->objects);
+  }
+  for (const PlanObject& object : *objects) {
+    if (!object.admin) files[object.file] = {object.address, object.shared};
   }
   return files;
+}
+
+// A whole object file created or deleted: its address is known from plan.json, so a first plan
+// of a fleet does not parse 10,000 objects only to name them.
+void diff_whole_file(const std::string& unit, const std::string& path, const ObjectFile& object,
+                     bool created, PlanDiff& diff) {
+  diff.changes.push_back({unit + "/" + object.address,
+                          kind_of(object.address),
+                          created ? Action::Create : Action::Delete,
+                          {},
+                          {},
+                          path});
 }
 
 void diff_unit(const PlanTree& before, const PlanTree& after, const std::string& unit,
@@ -163,13 +185,24 @@ void diff_unit(const PlanTree& before, const PlanTree& after, const std::string&
     ++diff.inputs_changed;
     return;
   }
-  std::set<std::string> objects = object_files(before, unit);
-  objects.merge(object_files(after, unit));
+  std::map<std::string, ObjectFile> objects = object_files(before, unit);
+  for (auto& [file, object] : object_files(after, unit)) {
+    object.shared = object.shared || objects[file].shared;
+    objects[file] = std::move(object);
+  }
   for (const std::string& path : paths) {
     if (path == plan_json) continue;
-    std::string relative = path.substr(unit.size() + 1);
-    if (objects.count(relative) != 0) {
-      diff_file(unit, path, before.read(path), after.read(path), diff);
+    auto object = objects.find(path.substr(unit.size() + 1));
+    if (object != objects.end()) {
+      const std::size_t first = diff.changes.size();
+      const bool had = before.find(path) != nullptr;
+      if (had != (after.find(path) != nullptr)) {
+        diff_whole_file(unit, path, object->second, !had, diff);
+      } else {
+        diff_file(unit, path, before.read(path), after.read(path), diff);
+      }
+      for (std::size_t i = first; i < diff.changes.size(); ++i)
+        diff.changes[i].shared = object->second.shared;
     } else {
       diff.files.push_back(file_change(path, before.read(path), after.read(path)));
     }

@@ -1,6 +1,8 @@
 #include "compiler/plan/git_repo.h"
 
 #include <git2.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -151,6 +153,18 @@ std::optional<ObjectId> Repository::subtree(const ObjectId& tree, const std::str
   return from_oid(*git_tree_entry_id(entry.ptr));
 }
 
+std::optional<ObjectId> Repository::blob_at(const ObjectId& tree, const std::string& path) const {
+  TreePtr root;
+  git_oid oid = to_oid(tree);
+  check(git_tree_lookup(&root.ptr, repo_, &oid), "reading a tree");
+  EntryPtr entry;
+  int code = git_tree_entry_bypath(&entry.ptr, root.ptr, path.c_str());
+  if (code == GIT_ENOTFOUND) return std::nullopt;
+  check(code, "reading a tree entry");
+  if (git_tree_entry_type(entry.ptr) != GIT_OBJECT_BLOB) return std::nullopt;
+  return from_oid(*git_tree_entry_id(entry.ptr));
+}
+
 void Repository::list_tree(const ObjectId& tree, const std::string& prefix, PlanTree& out) const {
   TreePtr object;
   git_oid oid = to_oid(tree);
@@ -177,7 +191,80 @@ std::string Repository::read_blob(const ObjectId& blob) const {
 ObjectId Repository::write_blob(std::string_view bytes) {
   git_oid oid;
   check(git_blob_create_from_buffer(&oid, repo_, bytes.data(), bytes.size()), "writing a blob");
+  if (mempack_ != nullptr) new_blobs_.push_back(from_oid(oid));
   return from_oid(oid);
+}
+
+std::unique_ptr<Repository> Repository::in_memory() const {
+  git_repository* repo = nullptr;
+  check(git_repository_open(&repo, git_repository_path(repo_)), "opening the repository");
+  std::unique_ptr<Repository> out(new Repository(repo));
+  git_odb* odb = nullptr;
+  check(git_repository_odb(&odb, repo), "opening the object database");
+  git_odb_backend* mempack = nullptr;
+  int code = git_mempack_new(&mempack);
+  // Above every other backend, so that writes land in memory; reads still reach the rest.
+  if (code == 0) code = git_odb_add_backend(odb, mempack, 1000);
+  git_odb_free(odb);
+  check(code, "creating an in-memory object store");
+  out->mempack_ = mempack;
+  return out;
+}
+
+void Repository::pack_new_trees(const ObjectId& tree, git_packbuilder* packer) const {
+  git_oid oid = to_oid(tree);
+  if (mempack_->exists(mempack_, &oid) == 0) return;  // on disk already, with all it holds
+  check(git_packbuilder_insert(packer, &oid, nullptr), "packing a tree");
+  TreePtr object;
+  check(git_tree_lookup(&object.ptr, repo_, &oid), "reading a tree");
+  for (std::size_t i = 0; i < git_tree_entrycount(object.ptr); ++i) {
+    const git_tree_entry* entry = git_tree_entry_byindex(object.ptr, i);
+    if (git_tree_entry_type(entry) == GIT_OBJECT_TREE)
+      pack_new_trees(from_oid(*git_tree_entry_id(entry)), packer);
+  }
+}
+
+// git_mempack_dump packs only commits, each with every object of its tree; the plan packs
+// exactly the blobs and trees it wrote.
+void Repository::write_pack() {
+  git_packbuilder* packer = nullptr;
+  check(git_packbuilder_new(&packer, repo_), "creating a pack");
+  git_buf pack = GIT_BUF_INIT;
+  git_odb* odb = nullptr;
+  git_odb_writepack* writer = nullptr;
+  git_indexer_progress progress{};
+  int code = 0;
+  try {
+    for (const ObjectId& blob : new_blobs_) {
+      git_oid oid = to_oid(blob);
+      check(git_packbuilder_insert(packer, &oid, nullptr), "packing a blob");
+    }
+    for (const ObjectId& tree : new_trees_) pack_new_trees(tree, packer);
+    code = git_packbuilder_write_buf(&pack, packer);
+  } catch (...) {
+    git_packbuilder_free(packer);
+    throw;
+  }
+  git_packbuilder_free(packer);
+  if (code == 0) code = git_repository_odb(&odb, repo_);
+  if (code == 0) code = git_odb_write_pack(&writer, odb, nullptr, nullptr);
+  if (code == 0) code = writer->append(writer, pack.ptr, pack.size, &progress);
+  if (code == 0) code = writer->commit(writer, &progress);
+  if (writer != nullptr) writer->free(writer);
+  git_odb_free(odb);
+  git_buf_dispose(&pack);
+  check(code, "writing the pack");
+  new_blobs_.clear();
+  new_trees_.clear();
+  check(git_mempack_reset(mempack_), "clearing the in-memory object store");
+}
+
+void Repository::refresh_objects() {
+  git_odb* odb = nullptr;
+  check(git_repository_odb(&odb, repo_), "opening the object database");
+  int code = git_odb_refresh(odb);
+  git_odb_free(odb);
+  check(code, "reading the new pack");
 }
 
 ObjectId Repository::update_tree(const std::optional<ObjectId>& base,
@@ -208,6 +295,7 @@ ObjectId Repository::update_tree(const std::optional<ObjectId>& base,
   git_oid out;
   check(git_tree_create_updated(&out, repo_, baseline.ptr, raw.size(), raw.data()),
         "building the plan tree");
+  if (mempack_ != nullptr) new_trees_.push_back(from_oid(out));
   return from_oid(out);
 }
 
@@ -305,6 +393,36 @@ std::map<std::string, ObjectId> Repository::index_entries(const std::string& pre
     const git_index_entry* entry = git_index_get_byindex(index.ptr, i);
     std::string_view path(entry->path);
     if (path.starts_with(prefix + "/")) out.emplace(path, from_oid(entry->id));
+  }
+  return out;
+}
+
+}  // namespace mlenv::plan
+
+namespace mlenv::plan {
+
+std::set<std::string> Repository::unchanged_files(
+    const std::string& prefix, const std::map<std::string, ObjectId>& ids) const {
+  IndexPtr index;
+  check(git_repository_index(&index.ptr, repo_), "opening the index");
+  check(git_index_read(index.ptr, 0), "reading the index");
+  const std::string root = workdir();
+  std::set<std::string> out;
+  for (std::size_t i = 0; i < git_index_entrycount(index.ptr); ++i) {
+    const git_index_entry* entry = git_index_get_byindex(index.ptr, i);
+    std::string_view path(entry->path);
+    if (!path.starts_with(prefix + "/")) continue;
+    auto id = ids.find(std::string(path));
+    if (id == ids.end() || from_oid(entry->id) != id->second) continue;
+    struct stat info;
+    if (::lstat((root + entry->path).c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
+    // Nanosecond modification times and the inode: a file rewritten since the index entry was
+    // recorded differs in one of them (or in size) unless written within the same nanosecond.
+    const bool same = static_cast<uint32_t>(info.st_size) == entry->file_size &&
+                      static_cast<int32_t>(info.st_mtim.tv_sec) == entry->mtime.seconds &&
+                      static_cast<uint32_t>(info.st_mtim.tv_nsec) == entry->mtime.nanoseconds &&
+                      static_cast<uint32_t>(info.st_ino) == entry->ino;
+    if (same) out.insert(std::string(path));
   }
   return out;
 }

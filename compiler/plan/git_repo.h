@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -14,6 +15,8 @@
 #include "compiler/plan/plan_tree.h"
 
 struct git_repository;
+struct git_odb_backend;
+struct git_packbuilder;
 
 namespace mlenv::plan {
 
@@ -64,12 +67,24 @@ class Repository {
   std::string commit_message(const ObjectId& commit) const;
   /// The tree at `path` inside `tree` ("" is `tree` itself), or nullopt if absent.
   std::optional<ObjectId> subtree(const ObjectId& tree, const std::string& path) const;
+  /// The blob at `path` inside `tree`, or nullopt if there is none.
+  std::optional<ObjectId> blob_at(const ObjectId& tree, const std::string& path) const;
   /// Adds every blob under `tree` to `out`, by id only, with paths prefixed by `prefix`.
   void list_tree(const ObjectId& tree, const std::string& prefix, PlanTree& out) const;
   /// A plan tree of the blobs under `tree`, reading bytes from this repository on demand.
   PlanTree plan_tree(const std::optional<ObjectId>& tree, const std::string& prefix = {}) const;
   std::string read_blob(const ObjectId& blob) const;
   ObjectId write_blob(std::string_view bytes);
+  /// A second handle on this repository whose object writes stay in memory until
+  /// write_pack(): a plan of a 1,000-env fleet writes its blobs and trees as one pack rather
+  /// than a loose file each. Reads see the repository's objects and the new ones. Write no
+  /// commit through it: libgit2 packs a commit with every object of its tree.
+  std::unique_ptr<Repository> in_memory() const;
+  /// Writes every object written through this in-memory handle into the repository as one
+  /// pack (with its index), so refs may then name them.
+  void write_pack();
+  /// Makes objects another handle wrote (a pack) visible to this one.
+  void refresh_objects();
   /// A new tree: `base` (empty when unset) with `updates` applied; empty directories vanish.
   ObjectId update_tree(const std::optional<ObjectId>& base, std::vector<TreeUpdate> updates);
   /// Writes a commit object without moving any ref.
@@ -87,10 +102,21 @@ class Repository {
                     const std::vector<std::optional<ObjectId>>& ids = {});
   /// The index entries under directory `prefix` (relative to the work tree): path → blob id.
   std::map<std::string, ObjectId> index_entries(const std::string& prefix) const;
+  /// The paths under `prefix` whose index entry holds `ids`' blob (path → id, relative to the
+  /// work tree) and whose file still has the entry's size, modification time and inode, as git
+  /// decides a file is unchanged without reading it.
+  std::set<std::string> unchanged_files(const std::string& prefix,
+                                        const std::map<std::string, ObjectId>& ids) const;
 
  private:
   explicit Repository(git_repository* repo) : repo_(repo) {}
   git_repository* repo_;
+  /// Packs the trees under `tree` that the in-memory store holds, and their new subtrees.
+  void pack_new_trees(const ObjectId& tree, git_packbuilder* packer) const;
+
+  git_odb_backend* mempack_ = nullptr;  ///< owned by the repository's object database
+  std::vector<ObjectId> new_blobs_;     ///< blobs written to the in-memory store
+  std::vector<ObjectId> new_trees_;     ///< root trees written to it
 };
 
 }  // namespace mlenv::plan

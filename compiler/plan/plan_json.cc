@@ -3,6 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
+
+#include "compiler/base/file_name.h"
 
 namespace mlenv::plan {
 namespace {
@@ -92,7 +95,86 @@ void read_additions(const YAML::Node& root, PlanManifest& plan) {
   }
 }
 
+// A cursor over JSON text that reads flat objects: string keys, string, number and boolean
+// values.
+class FlatJson {
+ public:
+  explicit FlatJson(std::string_view text, std::size_t at) : text_(text), at_(at) {}
+
+  bool take(char c) {
+    while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_])) != 0) ++at_;
+    if (at_ >= text_.size() || text_[at_] != c) return false;
+    ++at_;
+    return true;
+  }
+
+  std::optional<std::string> string() {
+    if (!take('"')) return std::nullopt;
+    std::string out;
+    while (at_ < text_.size() && text_[at_] != '"') {
+      if (text_[at_] == '\\') {
+        if (++at_ >= text_.size() || text_[at_] == 'u') return std::nullopt;  // not in names
+        const char escaped = text_[at_];
+        out += escaped == 'n' ? '\n' : escaped == 't' ? '\t' : escaped;
+      } else {
+        out += text_[at_];
+      }
+      ++at_;
+    }
+    if (at_ >= text_.size()) return std::nullopt;
+    ++at_;
+    return out;
+  }
+
+  // A string, or the bare token of a number or boolean.
+  std::optional<std::string> value() {
+    take(' ');
+    if (at_ < text_.size() && text_[at_] == '"') return string();
+    std::size_t begin = at_;
+    while (at_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[at_])) != 0 ||
+                                  text_[at_] == '-' || text_[at_] == '.'))
+      ++at_;
+    if (begin == at_) return std::nullopt;
+    return std::string(text_.substr(begin, at_ - begin));
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t at_;
+};
+
+// One `{...}` of `objects` into `object`; false when it is not flat.
+bool scan_object(FlatJson& json, PlanObject& object) {
+  if (!json.take('{')) return false;
+  if (json.take('}')) return true;
+  do {
+    std::optional<std::string> key = json.string();
+    std::optional<std::string> value;
+    if (!key || !json.take(':') || !(value = json.value())) return false;
+    if (*key == "address") object.address = *value;
+    if (*key == "kind") object.kind = *value;
+    if (*key == "file") object.file = *value;
+    if (*key == "admin") object.admin = *value == "true";
+    if (*key == "shared") object.shared = *value == "true";
+  } while (json.take(','));
+  return json.take('}');
+}
+
 }  // namespace
+
+std::optional<std::vector<PlanObject>> scan_plan_objects(std::string_view text) {
+  std::size_t at = text.find("\"objects\":");
+  if (at == std::string_view::npos) return std::nullopt;
+  FlatJson json(text, at + 10);
+  if (!json.take('[')) return std::nullopt;
+  std::vector<PlanObject> out;
+  if (json.take(']')) return out;
+  do {
+    if (!scan_object(json, out.emplace_back())) return std::nullopt;
+  } while (json.take(','));
+  if (!json.take(']')) return std::nullopt;
+  return out;
+}
 
 std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& error) {
   try {
@@ -111,7 +193,8 @@ std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& 
     plan.cluster = text_of(root, "cluster");
     plan.env = text_of(root, "env");
     plan.namespace_ = text_of(root, "namespace");
-    plan.inputs = digests_of(root, "inputs");
+    if (root["inputs"]) plan.inputs = digests_of(root, "inputs");
+    plan.inputs_sha256 = optional_text(root, "inputs_sha256", "");
     plan.files = digests_of(root, "files");
     const YAML::Node objects = root["objects"];
     if (!objects || !objects.IsSequence()) throw std::runtime_error("missing list `objects`");
@@ -160,6 +243,22 @@ std::string plan_json_string(std::string_view text, std::string_view key) {
     }
   }
   return {};
+}
+
+std::string program_inputs_path(std::string_view source) {
+  return "_inputs/" + escape_file_name(source) + ".json";
+}
+
+std::optional<std::vector<PlanDigest>> parse_program_inputs(std::string_view text,
+                                                            std::string& error) {
+  try {
+    const YAML::Node root = YAML::Load(std::string(text));
+    if (!root.IsMap()) throw std::runtime_error("not a JSON object");
+    return digests_of(root, "inputs");
+  } catch (const std::exception& e) {
+    error = e.what();
+    return std::nullopt;
+  }
 }
 
 std::string api_group(std::string_view api_version) {

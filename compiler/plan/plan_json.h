@@ -63,7 +63,8 @@ struct PlanManifest {
   std::string cluster;
   std::string env;
   std::string namespace_;
-  std::vector<PlanDigest> inputs;
+  std::vector<PlanDigest> inputs;   ///< plans before `inputs_sha256`: every file the program read
+  std::string inputs_sha256;        ///< what this env's render reads ("" in older plans)
   std::vector<PlanObject> objects;  ///< in apply order
   std::vector<PlanDigest> files;
   std::string env_kind = "dev";  ///< "dev" (StatefulSet), "run" or "acceptance" (Indexed Job)
@@ -75,6 +76,11 @@ struct PlanManifest {
 /// Parses plan.json; on failure returns nullopt and says why in `error`.
 std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& error);
 
+/// The `objects` of a plan.json read by a flat scan rather than a YAML parse (the differ reads
+/// the plan.json of every env that changed: a first plan of a fleet reads 1,000); nullopt when
+/// the text is not as plan.json writes it (then parse_plan_json decides).
+std::optional<std::vector<PlanObject>> scan_plan_objects(std::string_view text);
+
 /// The `source` of a plan.json without parsing the rest (plan reads it for every env that
 /// disappeared from a render, to know whether this source owned it); "" if absent.
 std::string plan_json_source(std::string_view text);
@@ -82,6 +88,14 @@ std::string plan_json_source(std::string_view text);
 /// The first string member `key` of a plan.json without parsing it ("" if absent): for the
 /// top-level keys written before `objects` (`env`, `namespace`).
 std::string plan_json_string(std::string_view text, std::string_view key);
+
+/// The program's inputs file of `source` (`_inputs/<source, %-escaped>.json`), relative to the
+/// plan directory.
+std::string program_inputs_path(std::string_view source);
+
+/// The `inputs` of a program's inputs file; on failure nullopt with the reason in `error`.
+std::optional<std::vector<PlanDigest>> parse_program_inputs(std::string_view text,
+                                                            std::string& error);
 
 /// The API group of an apiVersion ("apps/v1" -> "apps", "v1" -> "").
 std::string api_group(std::string_view api_version);

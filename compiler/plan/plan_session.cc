@@ -6,6 +6,7 @@
 
 #include "compiler/plan/differ.h"
 #include "compiler/plan/plan_json.h"
+#include "compiler/plan/shared_changes.h"
 #include "compiler/plan/worktree.h"
 
 namespace mlenv::plan {
@@ -50,7 +51,11 @@ bool refuse_collisions(const PlanTree& fresh, const PlanTree& committed, const s
   std::map<std::pair<std::string, std::string>, std::string> others;  // identity -> unit
   for (const std::string& unit : units_of(committed)) {
     if (is_admin_unit(unit)) continue;
-    std::optional<std::string> text = committed.read(unit + "/plan.json");
+    // A plan.json rendered as committed is read from memory, not inflated from git again.
+    const PlanEntry* was = committed.find(unit + "/plan.json");
+    const PlanEntry* now = fresh.find(unit + "/plan.json");
+    const bool same = was != nullptr && now != nullptr && was->id == now->id;
+    std::optional<std::string> text = (same ? fresh : committed).read(unit + "/plan.json");
     if (text && plan_json_source(*text) != source) others[env_identity(*text)] = unit;
   }
   bool clear = true;
@@ -173,18 +178,23 @@ std::optional<PlanDiff> PlanSession::diff(PlanTree fresh, const std::string& sou
     }
     // Files outside any unit (`_runtime/`) are the compiler's: a render that writes a top-level
     // directory replaces it whole, so a file a newer compiler no longer writes is removed;
-    // top-level paths it does not write are left alone.
+    // top-level paths it does not write are left alone. In `_inputs/` each program owns only
+    // its own file.
     auto top_of = [](const std::string& path) { return path.substr(0, path.find('/')); };
     std::set<std::string> rendered_tops;
     for (const auto& [path, entry] : fresh_.entries()) {
-      if (unit_of(path).empty()) rendered_tops.insert(top_of(path));
+      if (unit_of(path).empty() && top_of(path) != "_inputs") rendered_tops.insert(top_of(path));
     }
+    const std::string inputs_file = program_inputs_path(source);
     PlanTree before(committed_.loader());
+    PlanTree others(committed_.loader());  // env units of other programs, which stay
     for (const auto& [path, entry] : committed_.entries()) {
       std::string unit(unit_of(path));
+      if (!unit.empty() && owned.count(unit) == 0 && !is_admin_unit(unit))
+        others.add_id(path, entry.id);
       bool partial_admin =
           is_admin_unit(unit) && owned.count(unit) == 0 && rendered.count(unit) != 0;
-      bool shared = unit.empty() && rendered_tops.count(top_of(path)) != 0;
+      bool shared = unit.empty() && (rendered_tops.count(top_of(path)) != 0 || path == inputs_file);
       if (owned.count(unit) != 0 || shared || (partial_admin && fresh_.find(path) != nullptr)) {
         before.add_id(path, entry.id);
       }
@@ -197,7 +207,9 @@ std::optional<PlanDiff> PlanSession::diff(PlanTree fresh, const std::string& sou
     for (const auto& [path, entry] : before.entries()) {
       if (fresh_.find(path) == nullptr) updates_.push_back({path, std::nullopt});
     }
-    return diff_plans(before, fresh_);
+    PlanDiff diff = diff_plans(before, fresh_);
+    collapse_shared(before, fresh_, others, diff);
+    return diff;
   } catch (const std::exception& error) {
     report_git(diagnostics, error);
     return std::nullopt;
@@ -212,14 +224,21 @@ std::optional<ObjectId> PlanSession::commit(const std::string& message, Diagnost
     return std::nullopt;
   }
   try {
+    // Blobs and trees are written in memory and reach the repository as one pack: a loose file
+    // per blob made the first plan of a fleet cost more than twice `git add && git commit` of
+    // the same tree. The commit is written after the pack, outside it: git_mempack_dump packs
+    // a commit with its whole tree, which would copy every file of the plan into each pack.
+    std::unique_ptr<Repository> batch = repo_->in_memory();
     std::vector<TreeUpdate> updates;
     updates.reserve(updates_.size());
     for (const TreeUpdate& update : updates_) {
       TreeUpdate full{prefix_ + "/" + update.path, std::nullopt};
-      if (update.blob) full.blob = repo_->write_blob(*fresh_.read(update.path));
+      if (update.blob) full.blob = batch->write_blob(*fresh_.read(update.path));
       updates.push_back(std::move(full));
     }
-    ObjectId tree = repo_->update_tree(head_tree_, std::move(updates));
+    ObjectId tree = batch->update_tree(head_tree_, std::move(updates));
+    batch->write_pack();
+    repo_->refresh_objects();
     std::vector<ObjectId> parents;
     if (head_.commit) parents.push_back(*head_.commit);
     ObjectId commit = repo_->create_commit(tree, parents, message);
@@ -244,7 +263,16 @@ bool PlanSession::write_worktree(bool update_index, Diagnostics& diagnostics) {
     if (!update.blob) removed.push_back(update.path);
   }
   try {
-    std::vector<std::string> touched = write_plan_files(workdir() + prefix_, fresh_, removed);
+    // Files whose index entry and stat data say they hold the rendered blob are not read again.
+    std::map<std::string, ObjectId> fresh_ids;
+    for (const auto& [path, entry] : fresh_.entries())
+      fresh_ids.emplace(prefix_ + "/" + path, entry.id);
+    const std::set<std::string> unchanged = repo_->unchanged_files(prefix_, fresh_ids);
+    auto known = [&](const std::string& path) {
+      return unchanged.count(prefix_ + "/" + path) != 0;
+    };
+    std::vector<std::string> touched =
+        write_plan_files(workdir() + prefix_, fresh_, removed, known);
     std::vector<std::string> paths;
     std::vector<std::optional<ObjectId>> ids;
     if (update_index) {
@@ -282,6 +310,25 @@ void PlanSession::stale_index_entries(std::vector<std::string>& paths,
     paths.push_back(prefix_ + "/" + path);
     ids.push_back(entry.id);
   }
+}
+
+std::vector<std::string> PlanSession::warn_uncommitted(
+    const std::vector<std::pair<std::string, std::string>>& sources,
+    Diagnostics& diagnostics) const {
+  std::vector<std::string> out;
+  for (const auto& [path, bytes] : sources) {
+    std::optional<ObjectId> committed;
+    if (head_tree_) committed = repo_->blob_at(*head_tree_, path);
+    if (committed && *committed == hash_blob(bytes)) continue;
+    std::string message = "`" + path + "` " +
+                          (committed ? "differs from HEAD" : "is not committed") +
+                          ": this plan was rendered from a source the commit does not hold";
+    diagnostics.report(Code::W0601, {}, message,
+                       "commit the source with the plan, so that the pull request's plan "
+                       "matches its source");
+    out.push_back(std::move(message));
+  }
+  return out;
 }
 
 std::vector<SinceApplied> PlanSession::since_applied() {

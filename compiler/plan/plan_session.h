@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/diag/diagnostic.h"
@@ -53,6 +54,13 @@ class PlanSession {
   /// of the files it changed; also repairs the entries of rendered files that HEAD holds as
   /// rendered but the index does not (a plan that committed, then failed). Reports E0604.
   bool write_worktree(bool update_index, Diagnostics& diagnostics);
+
+  /// Warns (W0601) about each of `sources` (path relative to the work tree, and the bytes the
+  /// plan was rendered from) that HEAD does not hold with those bytes: the plan would not match
+  /// the source its pull request holds. Returns the warnings' messages.
+  std::vector<std::string> warn_uncommitted(
+      const std::vector<std::pair<std::string, std::string>>& sources,
+      Diagnostics& diagnostics) const;
 
   /// Every owned env that has an applied ref and differs from it.
   std::vector<SinceApplied> since_applied();

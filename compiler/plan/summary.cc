@@ -73,38 +73,54 @@ std::string summary_line(const PlanDiff& diff) {
          std::to_string(diff.count(Action::Delete)) + " to delete.";
 }
 
+void render_change_text(std::ostream& out, const Change& change) {
+  out << std::string(change.action == Action::Replace ? 0 : 2, ' ') << symbol(change.action) << ' '
+      << printable(change.address) << '\n';
+  if (change.action == Action::Replace)
+    out << "      # forces replacement: " << printable(change.reason) << '\n';
+  if (change.destroys_data) {
+    out << "      ! destroys its data: apply needs --allow-destroy=" << printable(change.address)
+        << '\n';
+  } else if (change.shared && change.action != Action::Create && change.action != Action::Update) {
+    out << "      ! shared by the envs of its namespace: apply needs --allow-destroy="
+        << printable(change.address) << '\n';
+  }
+  for (const FieldChange& field : change.fields) render_field(out, field);
+}
+
+void render_file_text(std::ostream& out, const FileChange& file) {
+  out << "  " << symbol(file.action) << ' ' << printable(file.path) << '\n';
+  for (const FieldChange& field : file.fields) render_field(out, field);
+  for (const std::string& line : file.lines) out << "      " << printable(line) << '\n';
+}
+
+std::size_t data_losses(const PlanDiff& diff) {
+  return static_cast<std::size_t>(std::count_if(diff.changes.begin(), diff.changes.end(),
+                                                [](const Change& c) { return c.destroys_data; }));
+}
+
 void render_summary_text(std::ostream& out, const PlanDiff& diff) {
   if (diff.empty()) {
     out << "No changes: the plan matches the committed plan.\n";
     out << summary_line(diff) << '\n';
     return;
   }
-  for (const Change& change : diff.changes) {
-    out << std::string(change.action == Action::Replace ? 0 : 2, ' ') << symbol(change.action)
-        << ' ' << printable(change.address) << '\n';
-    if (change.action == Action::Replace)
-      out << "      # forces replacement: " << printable(change.reason) << '\n';
-    if (change.destroys_data) {
-      out << "      ! destroys its data: apply needs --allow-destroy=" << printable(change.address)
-          << '\n';
-    }
-    for (const FieldChange& field : change.fields) render_field(out, field);
-  }
+  for (const Change& change : diff.changes) render_change_text(out, change);
   if (!diff.files.empty()) {
     if (!diff.changes.empty()) out << '\n';
     out << "Files:\n";
-    for (const FileChange& file : diff.files) {
-      out << "  " << symbol(file.action) << ' ' << printable(file.path) << '\n';
-      for (const FieldChange& field : file.fields) render_field(out, field);
-      for (const std::string& line : file.lines) out << "      " << printable(line) << '\n';
-    }
+    for (const FileChange& file : diff.files) render_file_text(out, file);
   }
   if (diff.inputs_changed != 0) {
     out << "\nInput digests changed in " << diff.inputs_changed << " plan.json "
         << (diff.inputs_changed == 1 ? "file" : "files") << " with no object change.\n";
   }
-  std::size_t losses = static_cast<std::size_t>(std::count_if(
-      diff.changes.begin(), diff.changes.end(), [](const Change& c) { return c.destroys_data; }));
+  if (diff.shared_copies != 0) {
+    out << "\nShared objects: " << diff.shared_copies << " env "
+        << (diff.shared_copies == 1 ? "copy" : "copies")
+        << " came or went with their envs; the objects stay as they are.\n";
+  }
+  std::size_t losses = data_losses(diff);
   if (losses != 0) {
     out << '\n'
         << losses << (losses == 1 ? " object holds" : " objects hold")
@@ -120,7 +136,8 @@ void render_summary_json(std::ostream& out, const PlanDiff& diff, const std::str
     out << (first ? "" : ",") << "{\"address\":\"" << json_escape(change.address)
         << "\",\"action\":\"" << action_name(change.action) << "\",\"reason\":\""
         << json_escape(change.reason) << "\",\"file\":\"" << json_escape(change.file)
-        << "\",\"destroys_data\":" << (change.destroys_data ? "true" : "false") << ",\"fields\":[";
+        << "\",\"destroys_data\":" << (change.destroys_data ? "true" : "false")
+        << ",\"shared\":" << (change.shared ? "true" : "false") << ",\"fields\":[";
     first = false;
     render_fields_json(out, change.fields);
     out << "]}";
@@ -139,7 +156,7 @@ void render_summary_json(std::ostream& out, const PlanDiff& diff, const std::str
     out << "]}";
   }
   out << "],\"inputs_changed\":" << diff.inputs_changed
-      << ",\"create\":" << diff.count(Action::Create)
+      << ",\"shared_copies\":" << diff.shared_copies << ",\"create\":" << diff.count(Action::Create)
       << ",\"update\":" << diff.count(Action::Update)
       << ",\"replace\":" << diff.count(Action::Replace)
       << ",\"delete\":" << diff.count(Action::Delete);

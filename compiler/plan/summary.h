@@ -13,6 +13,14 @@ namespace mlenv::plan {
 /// changed non-object files, and `Plan: A to create, B to update, C to replace, D to delete.`
 void render_summary_text(std::ostream& out, const PlanDiff& diff);
 
+/// One change as the text summary shows it: its symbol and address, then its reason, data-loss
+/// mark and field lines, indented.
+void render_change_text(std::ostream& out, const Change& change);
+/// One changed non-object file as the text summary shows it.
+void render_file_text(std::ostream& out, const FileChange& file);
+/// How many changes destroy data.
+std::size_t data_losses(const PlanDiff& diff);
+
 /// The closing line alone.
 std::string summary_line(const PlanDiff& diff);
 

@@ -47,10 +47,12 @@ void unlink_on_the_way(const fs::path& root, const fs::path& target) {
 
 }  // namespace
 
-std::vector<std::string> write_plan_files(const std::string& root, const PlanTree& tree,
-                                          const std::vector<std::string>& removed) {
+std::vector<std::string> write_plan_files(
+    const std::string& root, const PlanTree& tree, const std::vector<std::string>& removed,
+    const std::function<bool(const std::string&)>& unchanged) {
   std::vector<std::string> touched;
   for (const auto& [path, entry] : tree.entries()) {
+    if (unchanged && unchanged(path)) continue;
     fs::path target = fs::path(root) / path;
     std::optional<std::string> bytes = tree.read(path);
     unlink_on_the_way(root, target);

@@ -2,6 +2,7 @@
 // The plan files in the work tree: the plan writer is the only code that writes them, and apply
 // reads them only to prove they are exactly what is committed.
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,8 +16,11 @@ namespace mlenv::plan {
 /// deletes through a symbolic link: a link on the way to a file, or at the file, is replaced by
 /// a real directory or file. Returns the paths written or removed. Throws std::runtime_error
 /// when a file cannot be written.
-std::vector<std::string> write_plan_files(const std::string& root, const PlanTree& tree,
-                                          const std::vector<std::string>& removed);
+/// `unchanged(path)` may say a file is known to hold its bytes already (its index entry has
+/// the blob and the file's stat data), which then is not read.
+std::vector<std::string> write_plan_files(
+    const std::string& root, const PlanTree& tree, const std::vector<std::string>& removed,
+    const std::function<bool(const std::string& path)>& unchanged = {});
 
 /// Files under `root/dir` (and the extra paths listed) whose work-tree bytes differ from
 /// `committed` (paths relative to `root`): edited, missing, or present but not committed.

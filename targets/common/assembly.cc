@@ -57,7 +57,7 @@ std::vector<std::string> grouped(const std::vector<Note>& notes) {
 }
 
 Output assemble(const std::vector<EnvLayout>& layouts, std::vector<EnvOutput> rendered, bool tree,
-                Diagnostics& diagnostics) {
+                Diagnostics& diagnostics, std::vector<File> program_files) {
   const std::size_t n = rendered.size();
   Output out;
   std::vector<std::size_t> stream;  // env object files, in apply order within each env
@@ -101,6 +101,7 @@ Output assemble(const std::vector<EnvLayout>& layouts, std::vector<EnvOutput> re
     }
   }
   if (tree && n > 0) {
+    for (File& f : program_files) out.files.push_back(std::move(f));
     for (const auto& [path, bytes] : runtime_sources()) {
       out.files.push_back({std::string(kRuntimeDir) + "/" + std::string(path), std::string(bytes)});
     }
@@ -110,6 +111,11 @@ Output assemble(const std::vector<EnvLayout>& layouts, std::vector<EnvOutput> re
   for (std::size_t i : stream) out.stream.push_back(i);
   sort_files(out);
   out.notes = grouped(notes);
+  std::set<std::pair<std::string, std::string>> listed;  // a cluster's note comes from each env
+  for (Note& note : notes) {
+    if (listed.emplace(note.subject, note.text).second)
+      out.note_details.emplace_back(std::move(note.subject), std::move(note.text));
+  }
   return out;
 }
 

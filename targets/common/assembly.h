@@ -53,8 +53,9 @@ class SharedObjects {
 std::vector<std::string> grouped(const std::vector<Note>& notes);
 
 /// The program's Output from every env's (`rendered[i]` is `layouts[i]`'s, consumed); `tree`
-/// adds the `_admin/` kustomizations and the runtime sources.
+/// adds the `_admin/` kustomizations, the runtime sources and `program_files` (what the whole
+/// program emits once, like its `_inputs/` list).
 Output assemble(const std::vector<EnvLayout>& layouts, std::vector<EnvOutput> rendered, bool tree,
-                Diagnostics& diagnostics);
+                Diagnostics& diagnostics, std::vector<File> program_files = {});
 
 }  // namespace mlenv::target

@@ -39,6 +39,8 @@ Output merge_outputs(std::vector<Output> parts) {
     }
     for (std::size_t i : part.stream) out.stream.push_back(where[i]);
     out.notes.insert(out.notes.end(), part.notes.begin(), part.notes.end());
+    out.note_details.insert(out.note_details.end(), part.note_details.begin(),
+                            part.note_details.end());
   }
   sort_files(out);
   return out;

@@ -8,6 +8,7 @@
 #include "targets/common/env_layout.h"
 #include "targets/common/object.h"
 #include "targets/common/value.h"
+#include "targets/target.h"
 
 namespace mlenv::target::kube {
 
@@ -41,6 +42,18 @@ struct PlanSteps {
 
 /// The `inputs` array for `files` (sorted by path).
 Value plan_inputs(const std::vector<ir::InputFile>& files);
+
+/// plan.json's `inputs_sha256`: the SHA-256 of what the env's render reads (its merged
+/// declaration with its cluster and image, the compiler version and the platform) and of what
+/// it made (every object and file digest), so one env's change changes only its own plan.json
+/// and no change that reaches the env's output can leave the digest alone.
+std::string env_inputs_sha256(const ir::Env& env, const std::string& platform,
+                              const std::vector<PlannedObject>& objects,
+                              const std::vector<PlannedFile>& files);
+
+/// The program's file `_inputs/<source, %-escaped>.json` (PLAN_JSON.md): every file the program
+/// read with its SHA-256, once per program rather than in every env directory.
+File program_inputs_file(const PlanContext& context);
 
 /// plan.json for one env; `objects` in apply order, `files` sorted by path.
 std::string plan_json(const EnvLayout& layout, const PlanContext& context,

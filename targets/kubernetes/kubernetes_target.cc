@@ -185,7 +185,8 @@ Output KubernetesTarget::render(const ir::Program& program, Diagnostics& diagnos
   for (const ir::Env& env : program.envs) layouts.push_back(make_layout(env));
   std::vector<EnvOutput> rendered(n);
   parallel_for(n, [&](std::size_t i) { rendered[i] = render_env(layouts[i], context, tree); });
-  return assemble(layouts, std::move(rendered), tree, diagnostics);
+  return assemble(layouts, std::move(rendered), tree, diagnostics,
+                  {kube::program_inputs_file(context)});
 }
 
 }  // namespace mlenv::target::kubernetes

@@ -195,7 +195,8 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
                    context, tree);
   });
 
-  return assemble(layouts, std::move(rendered), tree, diagnostics);
+  return assemble(layouts, std::move(rendered), tree, diagnostics,
+                  {kube::program_inputs_file(context)});
 }
 
 }  // namespace mlenv::target::openshift

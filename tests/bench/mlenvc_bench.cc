@@ -1,8 +1,10 @@
 // Whole-process benchmark of `mlenvc` (prints numbers; not a test): `check` and `build` of a
-// given example, `check` of generated programs of N clusters, images and envs, and `build` of
-// a generated fleet of 1,000 envs over 100 clusters, as a stream and as a tree; peak memory of
-// each child from wait4.
+// given example, `check` of generated programs of N clusters, images and envs, `build` of a
+// generated fleet of 1,000 envs over 100 clusters, as a stream and as a tree, and `plan` of
+// that fleet in a fresh repository (first plan, re-plan after one env's change) next to
+// `git add -A && git commit` of the same tree; peak memory of each child from wait4.
 //   mlenvc_bench MLENVC EXAMPLE [RUNS]
+//   mlenvc_bench MLENVC --plan [RUNS]     (only the plan figures)
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -26,8 +28,9 @@ struct Run {
   int status;
 };
 
-// Runs `mlenvc ARGS...` with stdout and stderr on /dev/null.
-Run run(const std::string& mlenvc, const std::vector<std::string>& args) {
+// Runs `mlenvc ARGS...` in `cwd` ("" for this directory) with stdout and stderr on /dev/null.
+Run run(const std::string& mlenvc, const std::vector<std::string>& args,
+        const std::string& cwd = "") {
   std::vector<char*> argv{const_cast<char*>(mlenvc.c_str())};
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -37,6 +40,7 @@ Run run(const std::string& mlenvc, const std::vector<std::string>& args) {
     int null = open("/dev/null", O_WRONLY);
     dup2(null, 1);
     dup2(null, 2);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     execv(mlenvc.c_str(), argv.data());
     _exit(127);
   }
@@ -96,9 +100,10 @@ std::string fleet(int envs, int clusters) {
     for (int r = 0; r < 4; ++r) {
       std::string rail = std::to_string(r + 1);
       out += "        { device = \"mlx5_" + std::to_string(r + 2) + "\", interface = \"net" + rail +
-             "\", network = \"" + c + "-rail" + rail + "\", resource = \"openshift.io/" + c +
-             "rail" + rail + "\",\n          ipam = { type = whereabouts, range = \"10." + rail +
-             "." + std::to_string(i % 256) + ".0/24\" } },\n";
+             "\", link_layer = ethernet, network = \"" + c + "-rail" + rail +
+             "\", resource = \"openshift.io/" + c + "rail" + rail +
+             "\",\n          ipam = { type = whereabouts, range = \"10." + rail + "." +
+             std::to_string(i % 256) + ".0/24\" } },\n";
     }
     out += "      ]\n      gid_index = 3\n    }\n  }\n}\n\n";
   }
@@ -112,6 +117,69 @@ std::string fleet(int envs, int clusters) {
   return out;
 }
 
+// Runs a shell command; its wall time in ms, or a negative number when it failed.
+double shell_ms(const std::string& command) {
+  auto start = std::chrono::steady_clock::now();
+  if (std::system(command.c_str()) != 0) return -1;
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// A fresh repository in `dir` holding `fleet.mlenv`, committed.
+bool fleet_repo(const std::string& dir, const std::string& source) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/fleet.mlenv") << source;
+  return shell_ms(
+             "cd " + dir + " && git init -q -b main . && git config user.email b@example.com" +
+             " && git config user.name Bench && git add fleet.mlenv && git commit -qm fleet") >= 0;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// `mlenvc plan` of the 1,000-env fleet in a fresh repository, its re-plan after one env's
+// `nodes` changed, and `git add -A && git commit` of the same plan tree in another fresh
+// repository (the yardstick: plan must cost at most twice that).
+bool measure_plan(const std::string& mlenvc, int runs) {
+  std::string source = fleet(1000, 100);
+  std::string edited = source;
+  std::size_t env = edited.find("env e500 {");
+  edited.replace(edited.find("nodes = 2", env), 9, "nodes = 1");
+  std::vector<double> first, again, git;
+  for (int i = 0; i < runs; ++i) {
+    std::string dir = next_tree();
+    if (!fleet_repo(dir, source)) return false;
+    Run plan = run(mlenvc, {"plan", "fleet.mlenv"}, dir);
+    std::ofstream(dir + "/fleet.mlenv") << edited;
+    if (plan.status != 0 || shell_ms("cd " + dir + " && git commit -qam e500") < 0) {
+      std::fprintf(stderr, "plan in %s: mlenvc exited with %d\n", dir.c_str(), plan.status);
+      return false;
+    }
+    Run replan = run(mlenvc, {"plan", "fleet.mlenv"}, dir);
+    std::string copy = next_tree();
+    if (replan.status != 0 || !fleet_repo(copy, source) ||
+        shell_ms("cp -r " + dir + "/plans " + copy + "/plans") < 0) {
+      std::fprintf(stderr, "re-plan in %s: mlenvc exited with %d\n", dir.c_str(), replan.status);
+      return false;
+    }
+    double commit = shell_ms("cd " + copy + " && git add -A && git commit -qm plans");
+    if (commit < 0) return false;
+    first.push_back(plan.ms);
+    again.push_back(replan.ms);
+    git.push_back(commit);
+  }
+  std::printf("%-52s median %8.2f ms (%d runs)\n", "plan fleet, first (fresh repository)",
+              median(first), runs);
+  std::printf("%-52s median %8.2f ms (%d runs)\n", "plan fleet, again after one env's change",
+              median(again), runs);
+  std::printf("%-52s median %8.2f ms (%d runs)\n", "git add -A && git commit of that plan tree",
+              median(git), runs);
+  std::printf("%-52s %8.2f\n", "first plan / git add+commit", median(first) / median(git));
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -121,6 +189,12 @@ int main(int argc, char** argv) {
   }
   std::string mlenvc = argv[1], example = argv[2];
   int runs = argc > 3 ? std::atoi(argv[3]) : 30;
+  if (example == "--plan") {  // only the plan figures: mlenvc_bench MLENVC --plan [RUNS]
+    bool ok = measure_plan(mlenvc, argc > 3 ? runs : 3);
+    if (std::getenv("MLENV_BENCH_KEEP") != nullptr) return ok ? 0 : 1;
+    std::filesystem::remove_all(kTrees);
+    return ok ? 0 : 1;
+  }
   bool ok = measure("check " + example, mlenvc, {"check", example}, runs) &&
             measure("build " + example + " -o DIR", mlenvc, {"build", example, "-o", "DIR"}, runs);
   for (int n : {250, 500, 1000}) {
@@ -137,7 +211,8 @@ int main(int argc, char** argv) {
        measure("build fleet (1,000 envs, 100 clusters) -o -", mlenvc, {"build", path, "-o", "-"},
                5) &&
        measure("build fleet (1,000 envs, 100 clusters) -o DIR", mlenvc,
-               {"build", path, "-o", "DIR"}, 5);
+               {"build", path, "-o", "DIR"}, 5) &&
+       measure_plan(mlenvc, 3);
   std::filesystem::remove_all(kTrees);
   std::remove(path.c_str());
   return ok ? 0 : 1;

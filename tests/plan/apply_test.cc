@@ -338,11 +338,10 @@ TEST_CASE("shared objects are applied without the env's label and kept unless al
   CHECK(f.apply() == 1);
   CHECK(f.commands().empty());
   CHECK(f.err.find("error[E0704]: apply would delete "
-                   "`barcelona/ml-dev-env/NetworkAttachmentDefinition/rail1`") !=
-        std::string::npos);
+                   "`barcelona/_shared/NetworkAttachmentDefinition/rail1`") != std::string::npos);
   CHECK(f.err.find("other envs of namespace `nccl-test` may use it") != std::string::npos);
   ApplyRequest allowed;
-  allowed.steps.allow_destroy = {"barcelona/ml-dev-env/NetworkAttachmentDefinition/rail1"};
+  allowed.steps.allow_destroy = {"barcelona/_shared/NetworkAttachmentDefinition/rail1"};
   REQUIRE(f.apply(allowed) == 0);
   std::vector<std::string> commands = f.commands();
   CHECK(std::count(commands.begin(), commands.end(),

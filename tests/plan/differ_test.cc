@@ -7,6 +7,7 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/content_diff.h"
 #include "compiler/plan/differ.h"
+#include "compiler/plan/plan_json.h"
 #include "compiler/plan/replace_rules.h"
 #include "compiler/plan/summary.h"
 #include "compiler/plan/yaml_fields.h"
@@ -229,14 +230,16 @@ TEST_CASE("json summary", "[plan]") {
   env.objects.pop_back();
   std::ostringstream json;
   render_summary_json(json, diff_plans(before, tree_from_output(render({env}))));
-  CHECK(json.str() ==
-        "{\"format_version\":1,\"changes\":[{\"address\":\"barcelona/ml-dev-env/Route/"
-        "ml-dev-env-jupyter\","
-        "\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/ml-dev-env/"
-        "route-ml-dev-env-jupyter.yaml\","
-        "\"destroys_data\":false,\"fields\":[]}],\"files\":[],\"inputs_changed\":0,\"create\":0,"
-        "\"update\":0,\"replace\":0,"
-        "\"delete\":1}\n");
+  CHECK(
+      json.str() ==
+      "{\"format_version\":1,\"changes\":[{\"address\":\"barcelona/ml-dev-env/Route/"
+      "ml-dev-env-jupyter\","
+      "\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/ml-dev-env/"
+      "route-ml-dev-env-jupyter.yaml\","
+      "\"destroys_data\":false,\"shared\":false,\"fields\":[]}],\"files\":[],\"inputs_changed\":0,"
+      "\"shared_copies\":0,\"create\":0,"
+      "\"update\":0,\"replace\":0,"
+      "\"delete\":1}\n");
 }
 
 // std::regex recursed once per character here: a label of 60,000 digits and a letter crashed
@@ -277,6 +280,42 @@ TEST_CASE("control characters from values are escaped in the summary and diagnos
         "   = note: del\\u007f\n");
   CHECK(printable("caf\xc3\xa9 \xe2\x82\xac\ttab") == "caf\xc3\xa9 \xe2\x82\xac\\u0009tab");
   CHECK(printable("a\nb", true) == "a\nb");
+}
+
+}  // namespace
+}  // namespace mlenv::plan
+
+namespace mlenv::plan {
+namespace {
+
+using namespace testing;
+
+TEST_CASE("plan.json's objects read by the flat scan equal the full parse", "[plan]") {
+  FakeEnv env = typical_env();
+  FakeObject nad{"k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", "rail1", "", 2};
+  nad.shared = true;
+  env.objects.push_back(nad);
+  std::string text;
+  for (const target::File& file : testing::render({env}).files)
+    if (file.path.ends_with("/plan.json")) text = file.content;
+  std::string error;
+  std::optional<PlanManifest> parsed = parse_plan_json(text, error);
+  std::optional<std::vector<PlanObject>> scanned = scan_plan_objects(text);
+  REQUIRE(parsed);
+  REQUIRE(scanned);
+  REQUIRE(scanned->size() == parsed->objects.size());
+  for (const PlanObject& object : parsed->objects) {
+    auto same = [&](const PlanObject& o) {
+      return o.address == object.address && o.file == object.file && o.admin == object.admin &&
+             o.shared == object.shared && o.kind == object.kind;
+    };
+    CHECK(std::count_if(scanned->begin(), scanned->end(), same) == 1);
+  }
+  // Anything but flat objects is left to the full parser.
+  CHECK(!scan_plan_objects(R"({"objects": [{"address": {"nested": 1}}]})"));
+  CHECK(!scan_plan_objects(R"({"objects": [{"address": "a\u0041"}]})"));
+  CHECK(!scan_plan_objects(R"({"objects": [{"address": "unterminated)"));
+  CHECK(!scan_plan_objects("{}"));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "compiler/plan/apply/destroy.h"
 #include "compiler/plan/apply/results.h"
 #include "tests/plan/apply_fixture.h"
 
@@ -31,7 +32,7 @@ void golden(const std::string& code, const std::string& text) {
   const std::string path = std::string(MLENV_PLAN_GOLDEN_DIR) + "/" + code + ".stderr";
   if (std::getenv("MLENV_UPDATE_GOLDEN") != nullptr) write_file(path, text);
   INFO("golden file " << path);
-  CHECK(text.find("error[" + code + "]") != std::string::npos);
+  CHECK(text.find((code[0] == 'W' ? "warning[" : "error[") + code + "]") != std::string::npos);
   CHECK(read_file(path) == text);
 }
 
@@ -258,6 +259,24 @@ TEST_CASE("golden E0713 E0715 E0716: runs and their results", "[golden]") {
   Diagnostics none;
   CHECK(show_results({"ml-dev-env", "", false, 10}, out, none) == 1);
   golden("E0716", rendered(none, f.dir.path()));
+}
+
+TEST_CASE("golden W0601 E0718: an uncommitted source, an env with no record to destroy",
+          "[golden]") {
+  ApplyFixture f;
+  ChangeDir in(f.dir.path());
+  Diagnostics uncommitted;
+  auto session = PlanSession::open("", uncommitted);
+  REQUIRE(session);
+  session->warn_uncommitted({{"cluster.mlenv", "env ml-dev-env {}\n"}}, uncommitted);
+  golden("W0601", rendered(uncommitted, f.dir.path()));
+
+  std::ostringstream out;
+  Diagnostics unknown;
+  DestroyRequest request;
+  request.env = "ml-dev-env";
+  CHECK(destroy_env(request, out, unknown) == 1);
+  golden("E0718", rendered(unknown, f.dir.path()));
 }
 
 }  // namespace

@@ -1,44 +1,22 @@
 #include "compiler/plan/apply/apply_session.h"
 
-#include <sys/random.h>
-
-#include <cerrno>
-#include <chrono>
 #include <filesystem>
 #include <map>
-#include <sstream>
-#include <thread>
 
 #include "compiler/base/file_system.h"
 #include "compiler/base/version.h"
 #include "compiler/diag/render.h"
 #include "compiler/plan/apply/applyset.h"
+#include "compiler/plan/apply/destroy.h"
+#include "compiler/plan/apply/records.h"
 #include "compiler/plan/apply/runner.h"
+#include "compiler/plan/apply/step_runner.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/worktree.h"
 
 namespace mlenv::plan {
 namespace fs = std::filesystem;
 namespace {
-
-constexpr const char* kAppliedRefs = "refs/mlenv/applied/";
-// --admin records what the platform team applied apart, so neither apply's prune sees the
-// other's objects as its own.
-constexpr const char* kAdminAppliedRefs = "refs/mlenv/applied-admin/";
-constexpr std::string_view kRuntimeTrailer = "Runtime-Tree: ";
-constexpr std::string_view kParentTrailer = "ApplySet-Parent: ";
-
-const char* applied_refs(bool admin) {
-  return admin ? kAdminAppliedRefs : kAppliedRefs;
-}
-
-// A trailer (`Runtime-Tree: `) of an applied record, "" when none.
-std::string trailer(const std::string& message, std::string_view key) {
-  std::size_t at = message.find(key);
-  if (at == std::string::npos) return {};
-  at += key.size();
-  return message.substr(at, message.find('\n', at) - at);
-}
 
 // Env directories (holding plan.json) under `dir`, relative to the work tree, sorted.
 std::vector<std::string> find_env_dirs(const fs::path& workdir, const fs::path& dir) {
@@ -60,17 +38,13 @@ std::vector<std::string> find_env_dirs(const fs::path& workdir, const fs::path& 
   return out;
 }
 
-// Names what differs between the committed inputs and a fresh render's.
-std::vector<std::string> stale_reasons(const PlanManifest& committed, const PlanManifest& fresh) {
-  std::vector<std::string> out;
-  if (committed.compiler_version != fresh.compiler_version) {
-    out.push_back("compiler version " + committed.compiler_version + " -> " +
-                  fresh.compiler_version);
-  }
+// Names the inputs that differ between two lists of digests.
+void input_reasons(const std::vector<PlanDigest>& committed, const std::vector<PlanDigest>& fresh,
+                   std::vector<std::string>& out) {
   std::map<std::string, std::string> before;
-  for (const PlanDigest& input : committed.inputs) before[input.path] = input.sha256;
+  for (const PlanDigest& input : committed) before[input.path] = input.sha256;
   std::map<std::string, std::string> after;
-  for (const PlanDigest& input : fresh.inputs) after[input.path] = input.sha256;
+  for (const PlanDigest& input : fresh) after[input.path] = input.sha256;
   for (const auto& [path, sha] : after) {
     auto it = before.find(path);
     if (it == before.end()) {
@@ -82,28 +56,38 @@ std::vector<std::string> stale_reasons(const PlanManifest& committed, const Plan
   for (const auto& [path, sha] : before) {
     if (after.count(path) == 0) out.push_back("input `" + path + "` was removed");
   }
+}
+
+// Names what differs between the committed inputs of an env and a fresh render's: the compiler,
+// the env's own digest (its declaration, cluster and image) and, to say which files changed,
+// the program's inputs (`_inputs/`, or plan.json's own list in plans written before it).
+std::vector<std::string> stale_reasons(const EnvPlan& env, const PlanManifest& fresh,
+                                       const std::vector<PlanDigest>& fresh_inputs) {
+  const PlanManifest& committed = env.manifest;
+  std::vector<std::string> out;
+  if (committed.compiler_version != fresh.compiler_version) {
+    out.push_back("compiler version " + committed.compiler_version + " -> " +
+                  fresh.compiler_version);
+  }
+  input_reasons(committed.inputs, fresh.inputs, out);
+  if (committed.inputs_sha256 == fresh.inputs_sha256) return out;
+  out.push_back("what env `" + env.unit + "` is rendered from changed (plan.json `inputs_sha256`)");
+  input_reasons(env.program_inputs, fresh_inputs, out);
   return out;
 }
 
-// Reads what `refs/mlenv/applied[-admin]/<unit>` recorded of `env`: its files, plan.json and
-// trailers.
-void load_applied_record(Repository& repo, bool admin, EnvPlan& env) {
-  env.applied_commit = repo.ref_target(applied_refs(admin) + env.unit);
-  const std::optional<ObjectId>& applied = env.applied_commit;
-  if (!applied) {
-    env.applied_files = PlanTree([&repo](const BlobId& id) { return repo.read_blob(id); });
-    return;
-  }
-  const std::string message = repo.commit_message(*applied);
-  env.applied_runtime_tree = trailer(message, kRuntimeTrailer);
-  env.applied_parent = trailer(message, kParentTrailer);
-  // Records written before parents named the program name none: their objects carry the id of
-  // `applyset-<env>`.
-  if (env.applied_parent.empty()) env.applied_parent = "applyset-" + env.manifest.env;
-  env.applied_files = repo.plan_tree(repo.commit_tree(*applied), env.dir);
+// The program inputs file of `source` at HEAD (`<plan root>/_inputs/...`), empty when none.
+std::vector<PlanDigest> committed_program_inputs(Repository& repo,
+                                                 const std::optional<ObjectId>& head_tree,
+                                                 const std::string& plan_root,
+                                                 const std::string& source) {
+  const std::string path = (plan_root.empty() ? "" : plan_root + "/") + program_inputs_path(source);
+  if (!head_tree) return {};
+  const std::string dir = parent_path(path);
+  std::optional<std::string> text = repo.plan_tree(repo.subtree(*head_tree, dir), dir).read(path);
+  if (!text) return {};
   std::string error;
-  std::optional<std::string> text = env.applied_files.read(env.dir + "/plan.json");
-  if (text) env.applied = parse_plan_json(*text, error);
+  return parse_program_inputs(*text, error).value_or(std::vector<PlanDigest>{});
 }
 
 // Loads one env's committed plan and its last applied record; reports E0701 or E0607.
@@ -135,6 +119,7 @@ std::optional<EnvPlan> load_env(Repository& repo, const std::optional<ObjectId>&
   }
   env.manifest = std::move(*manifest);
   env.unit = env.manifest.cluster + "/" + env.manifest.env;
+  env.program_inputs = committed_program_inputs(repo, head_tree, plan_root, env.manifest.source);
   std::vector<std::string> admin_paths;
   for (const PlanObject& object : env.manifest.objects) {
     if (object.admin) admin_paths.push_back(normalize_path(dir + "/" + object.file));
@@ -218,15 +203,19 @@ bool check_fresh(const std::vector<EnvPlan>& envs, const Renderer& render,
       it = renders.emplace(env.manifest.source, render(env.manifest.source, diagnostics)).first;
     if (!it->second) return false;
     std::optional<PlanManifest> now;
+    std::vector<PlanDigest> inputs;
+    const std::string inputs_path = program_inputs_path(env.manifest.source);
     for (const target::File& file : it->second->files) {
       std::string error;
       if (file.path == env.unit + "/plan.json") now = parse_plan_json(file.content, error);
+      if (file.path == inputs_path)
+        inputs = parse_program_inputs(file.content, error).value_or(std::vector<PlanDigest>{});
     }
     std::vector<std::string> reasons;
     if (!now) {
       reasons.push_back("`" + env.manifest.source + "` no longer declares env `" + env.unit + "`");
     } else {
-      reasons = stale_reasons(env.manifest, *now);
+      reasons = stale_reasons(env, *now, inputs);
     }
     if (reasons.empty()) {
       std::vector<std::string> edited = hand_edits(env, *it->second);
@@ -248,287 +237,6 @@ bool check_fresh(const std::vector<EnvPlan>& envs, const Renderer& render,
   return fresh;
 }
 
-bool record_applied(Repository& repo, const EnvPlan& env, bool admin, const ObjectId& head,
-                    const ObjectId& head_tree, Diagnostics& diagnostics) {
-  const std::string ref = applied_refs(admin) + env.unit;
-  // Compare-and-swap against the record this apply read before running anything.
-  const std::optional<ObjectId>& previous = env.applied_commit;
-  // The record's tree is the env directory itself, so `git diff <ref> HEAD:<dir>` compares it.
-  ObjectId record_tree = *repo.subtree(head_tree, env.dir);
-  std::vector<ObjectId> parents;
-  if (previous) parents.push_back(*previous);
-  const PlanManifest& plan = env.manifest;
-  std::string message = "mlenvc apply " + env.unit + "\n\nPlan-Commit: " + to_hex(head) +
-                        "\nPlan-Directory: " + env.dir + "\n" + std::string(kParentTrailer) +
-                        applyset_parent(plan.env, plan.namespace_, plan.source).name + "\n";
-  if (!env.runtime_tree.empty()) message += std::string(kRuntimeTrailer) + env.runtime_tree + "\n";
-  ObjectId commit = repo.create_commit(record_tree, parents, message);
-  if (!repo.update_ref(ref, commit, previous, "mlenvc apply")) {
-    diagnostics.report(Code::E0708, {},
-                       "`" + ref + "` moved during apply; the record was not written",
-                       "run `mlenvc apply` again");
-    return false;
-  }
-  return true;
-}
-
-// `n` bytes from the kernel's random source (getrandom(2), which blocks only until the pool is
-// initialised at boot); throws when it cannot provide them.
-std::string random_bytes(int n) {
-  std::string out(static_cast<std::size_t>(n), '\0');
-  std::size_t filled = 0;
-  while (filled < out.size()) {
-    ssize_t got = getrandom(out.data() + filled, out.size() - filled, 0);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) throw std::runtime_error("no random bytes from the kernel");
-    filled += static_cast<std::size_t>(got);
-  }
-  return out;
-}
-
-// The whitespace-separated words of `text`.
-std::set<std::string> words(const std::string& text) {
-  std::set<std::string> out;
-  std::istringstream in(text);
-  for (std::string word; in >> word;) out.insert(word);
-  return out;
-}
-
-// Runs (or, dry, prints) the steps of every env: each kind of step as StepKind describes it.
-class StepRunner {
- public:
-  StepRunner(const ApplyRequest& request, std::string kubectl, std::string oc, std::ostream& out,
-             Diagnostics& diagnostics)
-      : request_(request),
-        kubectl_(std::move(kubectl)),
-        oc_(std::move(oc)),
-        image_builder_(find_image_builder()),
-        out_(out),
-        diagnostics_(diagnostics),
-        timeout_(parse_duration(request.steps.timeout).value_or(1800)) {}
-
-  /// Runs one step; false when apply must stop (diagnostics reported).
-  bool run(const Step& step, const std::string& unit) {
-    unit_ = unit;
-    switch (step.kind) {
-      case StepKind::Run:
-        return run_plain(step);
-      case StepKind::RequireNamespace:
-        return require_namespace(step);
-      case StepKind::EnsureSecret:
-        return ensure_secret(step);
-      case StepKind::CheckGrant:
-        return check_grant(step);
-      case StepKind::Build:
-        return build(step);
-      case StepKind::WaitJob:
-        return wait_job(step);
-    }
-    return false;
-  }
-
-  /// A run waited for ended Failed.
-  bool run_failed() const { return run_failed_; }
-
- private:
-  // The first of podman, buildah and docker on PATH, or "" when none is.
-  static std::string find_image_builder() {
-    for (const char* name : {"podman", "buildah", "docker"}) {
-      if (std::optional<std::string> path = find_on_path(name)) return *path;
-    }
-    return "";
-  }
-
-  std::vector<std::string> argv(Client client, const std::vector<std::string>& args) const {
-    std::vector<std::string> out{client == Client::Oc             ? oc_
-                                 : client == Client::ImageBuilder ? image_builder_
-                                                                  : kubectl_};
-    if (out[0].empty()) out[0] = "podman";  // no image builder: the command to run by hand
-    out.insert(out.end(), args.begin(), args.end());
-    return out;
-  }
-
-  void show(const std::vector<std::string>& command, const std::string& suffix = {}) {
-    out_ << "$ " << printable(shell_words(command)) << printable(suffix) << '\n';
-    out_.flush();
-  }
-
-  // Runs a command under --timeout; reports E0706/E0707 and returns nullopt when it fails.
-  std::optional<RunResult> call(const Step& step, const std::vector<std::string>& args,
-                                const std::string& input, bool capture, bool quiet_failure = false,
-                                int timeout = 0) {
-    RunResult result =
-        run_command(argv(step.client, args), input, timeout > 0 ? timeout : timeout_, capture);
-    if (!result.timed_out && (result.status == 0 || quiet_failure)) return result;
-    Diagnostic& d = diagnostics_.report(
-        result.timed_out ? Code::E0707 : Code::E0706, {},
-        "`" + shell_words(args) + "` " +
-            (result.timed_out ? "did not finish within " + request_.steps.timeout
-                              : "exited with status " + std::to_string(result.status)));
-    d.notes.push_back({"nothing was pruned and `" +
-                           std::string(applied_refs(request_.steps.admin)) + unit_ +
-                           "` was not moved",
-                       {}});
-    return std::nullopt;
-  }
-
-  bool run_plain(const Step& step) {
-    std::string input = step.input;
-    std::string suffix;
-    if (!step.input.empty())
-      suffix = " < " + (step.input_from.empty() ? "(ApplySet parent)" : step.input_from);
-    if (!step.image.empty()) {
-      auto digest = digests_.find(step.image);
-      if (digest != digests_.end()) {
-        for (std::size_t at; (at = input.find(image_field(step.image))) != std::string::npos;)
-          input.replace(at, image_field(step.image).size(), image_field(digest->second));
-        suffix += " (image " + digest->second + ")";
-      } else if (request_.dry_run) {
-        suffix += " (image " + step.image + " by its built digest)";
-      }
-    }
-    if (step.client == Client::ImageBuilder && image_builder_.empty()) {
-      // Nothing here can build images: the exact command, for someone who can.
-      show(argv(step.client, step.args),
-           " (no podman, buildah or docker on PATH: run it where one is)");
-      return true;
-    }
-    show(argv(step.client, step.args), suffix);
-    return request_.dry_run || call(step, step.args, input, false).has_value();
-  }
-
-  bool require_namespace(const Step& step) {
-    show(argv(step.client, step.args));
-    if (request_.dry_run) return true;
-    std::optional<RunResult> result = call(step, step.args, "", true);
-    if (!result) return false;
-    if (!result->output.empty()) return true;
-    diagnostics_.report(Code::E0710, {}, "namespace `" + step.subject + "` does not exist",
-                        "ask the platform team to create it; apply never creates a Namespace");
-    return false;
-  }
-
-  bool ensure_secret(const Step& step) {
-    show(argv(step.client, step.args));
-    const std::string create_suffix = " < <random " + std::to_string(step.random_bytes) + " bytes>";
-    if (request_.dry_run) {
-      show(argv(step.client, step.then), create_suffix + " (when missing)");
-      return true;
-    }
-    std::optional<RunResult> found = call(step, step.args, "", true);
-    if (!found) return false;
-    if (!found->output.empty()) return true;
-    show(argv(step.client, step.then), create_suffix);
-    return call(step, step.then, random_bytes(step.random_bytes), false).has_value();
-  }
-
-  bool check_grant(const Step& step) {
-    show(argv(step.client, step.args));
-    if (request_.dry_run) return true;
-    std::optional<RunResult> result = call(step, step.args, "", true, true);
-    if (!result) return false;
-    std::set<std::string> answer = words(result->output);
-    if (result->status == 0 && answer.count("yes") != 0) return true;
-    if (answer.count("no") == 0) {
-      call(step, step.args, "", true);  // not an answer: report the failure as any other
-      return false;
-    }
-    const std::string as = step.args[4].substr(5);
-    Diagnostic& d = diagnostics_.report(
-        Code::E0711, {},
-        "`" + as + "` may not use SecurityContextConstraints `" + step.subject + "`",
-        "the platform team grants it once with `mlenvc apply --admin`");
-    d.notes.push_back({"the env's pods would be refused by SCC admission", {}});
-    return false;
-  }
-
-  bool build(const Step& step) {
-    if (request_.dry_run) {
-      if (step.rebuild) show(argv(step.client, step.then));
-      if (!step.args.empty())
-        show(argv(step.client, step.args), step.rebuild ? "" : " (start-build first when missing)");
-      return true;
-    }
-    if (!step.rebuild && !step.args.empty()) {
-      show(argv(step.client, step.args));
-      std::optional<RunResult> current = call(step, step.args, "", true, true);
-      if (!current) return false;
-      if (current->status == 0 && !current->output.empty()) {
-        digests_[step.image] = current->output;
-        return true;
-      }
-    }
-    if (!step.then.empty()) {
-      show(argv(step.client, step.then));
-      if (!call(step, step.then, "", false)) {
-        show(argv(step.client, step.on_failure));
-        RunResult log = run_command(argv(step.client, step.on_failure), "", timeout_, true);
-        std::string tail = printable(log.output, true);
-        out_ << tail << (tail.ends_with('\n') || tail.empty() ? "" : "\n");
-        return false;
-      }
-    }
-    if (step.args.empty()) return true;
-    show(argv(step.client, step.args));
-    std::optional<RunResult> built = call(step, step.args, "", true);
-    if (!built) return false;
-    if (built->output.empty() || built->output.find('@') == std::string::npos) {
-      diagnostics_.report(Code::E0712, {},
-                          "`" + shell_words(step.args) + "` printed no image digest",
-                          "the build of `" + step.subject + "` pushed no image");
-      return false;
-    }
-    digests_[step.image] = built->output;
-    return true;
-  }
-
-  bool wait_job(const Step& step) {
-    show(argv(step.client, step.args), " (until Complete or Failed)");
-    if (request_.dry_run) return true;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_);
-    for (;;) {
-      auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline -
-                                                                   std::chrono::steady_clock::now())
-                      .count();
-      std::optional<RunResult> result =
-          call(step, step.args, "", true, false, static_cast<int>(std::max<long long>(left, 1)));
-      if (!result) return false;
-      std::set<std::string> conditions = words(result->output);
-      if (conditions.count("Complete") != 0 || conditions.count("Completed") != 0) {
-        out_ << step.subject << ": Complete\n";
-        return true;
-      }
-      if (conditions.count("Failed") != 0) {
-        out_ << step.subject << ": Failed\n";
-        diagnostics_.report(Code::E0713, {}, "run `" + unit_ + "/" + step.subject + "` failed",
-                            "read its logs: `kubectl logs -n " + step.args[4] +
-                                " -l job-name=" + step.args[2] + " --prefix`");
-        run_failed_ = true;
-        return true;
-      }
-      if (std::chrono::steady_clock::now() + std::chrono::milliseconds(request_.poll_ms) >=
-          deadline) {
-        diagnostics_.report(
-            Code::E0707, {},
-            "`" + step.subject + "` did not finish within " + request_.steps.timeout);
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(request_.poll_ms));
-    }
-  }
-
-  const ApplyRequest& request_;
-  const std::string kubectl_;
-  const std::string oc_;
-  const std::string image_builder_;
-  std::ostream& out_;
-  Diagnostics& diagnostics_;
-  const int timeout_;
-  std::string unit_;
-  std::map<std::string, std::string> digests_;  // image -> digest reference
-  bool run_failed_ = false;
-};
-
 // The env directories named by the request, relative to the work tree; E0709 when none.
 std::vector<std::string> requested_dirs(const ApplyRequest& request, const fs::path& workdir,
                                         Diagnostics& diagnostics) {
@@ -548,21 +256,34 @@ std::vector<std::string> requested_dirs(const ApplyRequest& request, const fs::p
   return dirs;
 }
 
-// Every env's steps, or nullopt with E0704/E0705/E0607 reported.
-std::optional<std::vector<EnvSteps>> all_steps(const std::vector<EnvPlan>& envs,
-                                               const StepOptions& requested,
-                                               Diagnostics& diagnostics) {
+// What one apply does: the envs it applies, then the envs it takes off the cluster because
+// the plan no longer holds them; `steps` in that order.
+struct ApplyWork {
+  std::vector<EnvPlan> envs;
+  std::vector<EnvPlan> removed;
+  std::vector<EnvSteps> steps;
+};
+
+// Every env's steps, or false with E0704/E0705/E0607 reported. A removed env keeps the shared
+// objects that an env being applied, or another env of its cluster at HEAD, still holds.
+bool all_steps(Repository& repo, const std::optional<ObjectId>& head_tree,
+               const StepOptions& requested, ApplyWork& work, Diagnostics& diagnostics) {
   StepOptions options = requested;
-  for (const EnvPlan& env : envs) {
+  for (const EnvPlan& env : work.envs) {
     for (const PlanObject& object : env.manifest.objects) {
       if (object.shared) options.shared_in_use.insert(shared_key(object));
     }
   }
   std::set<std::string> destroyed;
-  std::vector<EnvSteps> out;
-  for (const EnvPlan& env : envs) {
+  for (const EnvPlan& env : work.envs) {
     if (std::optional<EnvSteps> steps = plan_steps(env, options, destroyed, diagnostics))
-      out.push_back(std::move(*steps));
+      work.steps.push_back(std::move(*steps));
+  }
+  for (const EnvPlan& env : work.removed) {
+    StepOptions kept = options;
+    kept.shared_in_use.merge(shared_kept_at_head(repo, head_tree, env));
+    if (std::optional<EnvSteps> steps = destroy_steps(env, kept, destroyed, diagnostics))
+      work.steps.push_back(std::move(*steps));
   }
   for (const std::string& address : requested.allow_destroy) {
     if (destroyed.count(address) == 0) {
@@ -571,8 +292,7 @@ std::optional<std::vector<EnvSteps>> all_steps(const std::vector<EnvPlan>& envs,
                          "addresses are spelled as in the plan: <cluster>/<env>/<Kind>/<name>");
     }
   }
-  if (diagnostics.has_errors()) return std::nullopt;
-  return out;
+  return !diagnostics.has_errors();
 }
 
 // The kubectl-compatible client and oc; E0703 when a needed one is missing.
@@ -629,6 +349,53 @@ std::optional<std::vector<EnvPlan>> load_envs(Repository& repo, const fs::path& 
   return envs;
 }
 
+// The plan directories the request covers, relative to the work tree: an env applied from one
+// of them that HEAD no longer holds was removed from the plan.
+std::vector<std::string> covered_dirs(const ApplyRequest& request, const fs::path& workdir) {
+  std::vector<std::string> out;
+  std::vector<std::string> given = request.plan_dirs;
+  if (given.empty()) given.push_back((workdir / "plans").string());
+  for (const std::string& dir : given)
+    out.push_back(
+        fs::weakly_canonical(fs::absolute(dir)).lexically_relative(workdir).generic_string());
+  return out;
+}
+
+// Runs every env's preflight, then its steps, recording each env applied or destroyed; the
+// exit status.
+int run_work(Repository& repo, const ApplyRequest& request, const ApplyWork& work,
+             StepRunner& runner, const Head& head, std::ostream& out, Diagnostics& diagnostics) {
+  // Checks of every env first: a missing Namespace or grant stops apply before any change.
+  bool ready = true;
+  for (std::size_t i = 0; i < work.envs.size(); ++i) {
+    for (const Step& step : work.steps[i].preflight)
+      ready = runner.run(step, work.envs[i].unit) && ready;
+  }
+  if (!ready) return 1;
+  const ObjectId head_tree = repo.commit_tree(*head.commit);
+  for (std::size_t i = 0; i < work.steps.size(); ++i) {
+    const bool removed = i >= work.envs.size();
+    const EnvPlan& env = removed ? work.removed[i - work.envs.size()] : work.envs[i];
+    const char* verb = removed ? (request.dry_run ? "Would destroy " : "Destroying ")
+                               : (request.dry_run ? "Would apply " : "Applying ");
+    out << verb << (request.steps.admin ? "the admin objects of " : "") << env.unit
+        << (removed ? ", which left the plan in " : " from ") << env.dir << '\n';
+    for (const Step& step : work.steps[i].steps) {
+      if (!runner.run(step, env.unit)) return 1;
+    }
+    if (request.dry_run) continue;
+    const bool recorded =
+        removed
+            ? record_destroyed(repo, env, request.steps.admin,
+                               "The env left the plan at " + to_hex(*head.commit) + ".",
+                               diagnostics)
+            : record_applied(repo, env, request.steps.admin, *head.commit, head_tree, diagnostics);
+    if (!recorded) return 1;
+  }
+  if (request.dry_run) out << "Dry run: nothing was run.\n";
+  return runner.run_failed() ? kExitRunFailed : 0;
+}
+
 }  // namespace
 
 int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& diagnostics) {
@@ -653,32 +420,17 @@ int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& dia
     std::optional<std::vector<EnvPlan>> envs =
         load_envs(*repo, workdir, head_tree, dirs, request, diagnostics);
     if (!envs) return 1;
-    std::optional<std::vector<EnvSteps>> steps = all_steps(*envs, request.steps, diagnostics);
-    if (!steps) return 1;
-    auto clients = find_clients(request, *envs, *steps, diagnostics);
+    ApplyWork work;
+    work.envs = std::move(*envs);
+    std::set<std::string> applying;
+    for (const EnvPlan& env : work.envs) applying.insert(env.unit);
+    work.removed = removed_envs(*repo, head_tree, covered_dirs(request, workdir), applying,
+                                request.steps.admin);
+    if (!all_steps(*repo, head_tree, request.steps, work, diagnostics)) return 1;
+    auto clients = find_clients(request, work.envs, work.steps, diagnostics);
     if (!clients) return 1;
     StepRunner runner(request, clients->first, clients->second, out, diagnostics);
-    // Checks of every env first: a missing Namespace or grant stops apply before any change.
-    bool ready = true;
-    for (std::size_t i = 0; i < envs->size(); ++i) {
-      for (const Step& step : (*steps)[i].preflight)
-        ready = runner.run(step, (*envs)[i].unit) && ready;
-    }
-    if (!ready) return 1;
-    for (std::size_t i = 0; i < envs->size(); ++i) {
-      const EnvPlan& env = (*envs)[i];
-      out << (request.dry_run ? "Would apply " : "Applying ")
-          << (request.steps.admin ? "the admin objects of " : "") << env.unit << " from " << env.dir
-          << '\n';
-      for (const Step& step : (*steps)[i].steps) {
-        if (!runner.run(step, env.unit)) return 1;
-      }
-      if (!request.dry_run &&
-          !record_applied(*repo, env, request.steps.admin, *head.commit, *head_tree, diagnostics))
-        return 1;
-    }
-    if (request.dry_run) out << "Dry run: nothing was run.\n";
-    return runner.run_failed() ? kExitRunFailed : 0;
+    return run_work(*repo, request, work, runner, head, out, diagnostics);
   } catch (const std::exception& error) {
     diagnostics.report(Code::E0604, {}, error.what());
     return 1;

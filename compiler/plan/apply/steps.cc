@@ -118,6 +118,19 @@ class EnvStepBuilder {
                             : applyset_parent_named(env.applied_parent, plan_.namespace_)),
         rebuild_(build_inputs_changed(env)) {}
 
+  // Every object the record applied, last in first out, then (plain apply) the Secrets apply
+  // created for the env and its ApplySet parent: the env leaves the cluster.
+  std::optional<EnvSteps> destroy() {
+    prune_except({});
+    if (!options_.admin && env_.applied) {
+      for (const PlanSecret& secret : env_.applied->secrets)
+        out_.steps.push_back(delete_named("secret", secret.name));
+      out_.steps.push_back(delete_named("configmap", applied_parent_.name));
+    }
+    if (refused_) return std::nullopt;
+    return std::move(out_);
+  }
+
   std::optional<EnvSteps> build() {
     preflight();
     find_replacements();
@@ -211,9 +224,9 @@ class EnvStepBuilder {
       std::string local = change.address.substr(env_.unit.size() + 1);
       const PlanObject* object = applied_object(env_, local);
       if (object != nullptr && object->admin == options_.admin &&
-          allow(change.address, *object, "replace")) {
+          allow(object_address(*object), *object, "replace")) {
         replaced_[local] = *object;
-        destroyed_.insert(change.address);
+        destroyed_.insert(object_address(*object));
       }
     }
   }
@@ -353,18 +366,27 @@ class EnvStepBuilder {
   // parents named the program, or a renamed program): its members are relabelled by now.
   void retire_applied_parent() {
     if (!env_.applied || applied_parent_.name == parent_.name) return;
+    out_.steps.push_back(delete_named("configmap", applied_parent_.name));
+  }
+
+  Step delete_named(const std::string& resource, const std::string& name) const {
     Step step;
-    step.args = {"delete",         "configmap",          applied_parent_.name, "-n",
-                 plan_.namespace_, "--ignore-not-found", "--wait=true"};
-    out_.steps.push_back(std::move(step));
+    step.args = {"delete",     resource, name, "-n", plan_.namespace_, "--ignore-not-found",
+                 "--wait=true"};
+    return step;
   }
 
   // Prune: only objects recorded as applied by this env (admin ones only with --admin), last
   // in, first out.
   void prune() {
-    if (!env_.applied) return;
     std::set<std::string> current;
     for (const PlanObject& object : plan_.objects) current.insert(object.address);
+    prune_except(current);
+  }
+
+  // Deletes the applied objects whose address is not in `current`.
+  void prune_except(const std::set<std::string>& current) {
+    if (!env_.applied) return;
     std::vector<PlanObject> gone;
     for (const PlanObject& object : env_.applied->objects) {
       if (current.count(object.address) == 0 && object.admin == options_.admin)
@@ -373,13 +395,20 @@ class EnvStepBuilder {
     std::reverse(gone.begin(), gone.end());
     for (const PlanObject& object : gone) {
       if (object.shared && options_.shared_in_use.count(shared_key(object)) != 0) continue;
-      std::string address =
-          object.admin ? env_.unit.substr(0, env_.unit.find('/')) + "/_admin/" + object.address
-                       : env_.unit + "/" + object.address;
+      std::string address = object_address(object);
       if (!allow(address, object, "delete")) continue;
       destroyed_.insert(address);
       out_.steps.push_back(delete_step(object, applied_parent_.id));
     }
+  }
+
+  // The address the plan shows the object at, which --allow-destroy names: admin objects under
+  // `<cluster>/_admin/`, shared ones once under `<cluster>/_shared/`.
+  std::string object_address(const PlanObject& object) const {
+    const std::string cluster = env_.unit.substr(0, env_.unit.find('/'));
+    if (object.admin) return cluster + "/_admin/" + object.address;
+    if (object.shared) return cluster + "/_shared/" + object.address;
+    return env_.unit + "/" + object.address;
   }
 
   bool allow(const std::string& address, const PlanObject& object, const char* what) {
@@ -477,6 +506,11 @@ std::string image_field(const std::string& image) {
 std::optional<EnvSteps> plan_steps(const EnvPlan& env, const StepOptions& options,
                                    std::set<std::string>& destroyed, Diagnostics& diagnostics) {
   return EnvStepBuilder(env, options, destroyed, diagnostics).build();
+}
+
+std::optional<EnvSteps> destroy_steps(const EnvPlan& env, const StepOptions& options,
+                                      std::set<std::string>& destroyed, Diagnostics& diagnostics) {
+  return EnvStepBuilder(env, options, destroyed, diagnostics).destroy();
 }
 
 }  // namespace mlenv::plan

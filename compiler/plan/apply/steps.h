@@ -61,6 +61,7 @@ struct EnvPlan {
   std::string unit;  ///< `<cluster>/<env>`
   std::string dir;   ///< the env directory relative to the work tree (`plans/barcelona/ml-dev-env`)
   PlanManifest manifest;
+  std::vector<PlanDigest> program_inputs;  ///< the program's `_inputs/` file at HEAD
   PlanTree files;  ///< committed files, paths relative to the work tree (with `_admin` ones)
   std::optional<BlobId> applied_commit;  ///< where `refs/mlenv/applied/<unit>` pointed at load
   std::optional<PlanManifest> applied;   ///< plan.json of that record
@@ -96,6 +97,14 @@ std::string shared_key(const PlanObject& object);
 /// E0607 for unreadable objects; adds the addresses it deletes to `destroyed`.
 std::optional<EnvSteps> plan_steps(const EnvPlan& env, const StepOptions& options,
                                    std::set<std::string>& destroyed, Diagnostics& diagnostics);
+
+/// The steps that take an env off the cluster (an env removed from the plan, or
+/// `mlenvc destroy`): every object of its applied record (`env.applied`) deleted in reverse
+/// apply order, then (plain apply) its Secrets and ApplySet parent. Claims, volumes,
+/// namespaces, admin and shared objects need --allow-destroy (E0704); shared objects in
+/// `options.shared_in_use` are left to the envs that keep them.
+std::optional<EnvSteps> destroy_steps(const EnvPlan& env, const StepOptions& options,
+                                      std::set<std::string>& destroyed, Diagnostics& diagnostics);
 
 /// The JSON member `"image":"<image>"` as object inputs spell it, which the session replaces by
 /// the built digest.

@@ -1,0 +1,203 @@
+// Envs leaving the cluster, against the recording stand-in for oc/kubectl: apply of a plan from
+// which an env was removed, and `mlenvc destroy ENV`. Each asserts the exact client calls.
+
+#include <catch2/catch.hpp>
+
+#include "compiler/plan/apply/applyset.h"
+#include "compiler/plan/apply/destroy.h"
+#include "tests/plan/apply_fixture.h"
+
+namespace mlenv::plan {
+namespace {
+
+using namespace testing;
+
+// The deletes apply runs for the typical env `name`, in reverse apply order, then its Secret
+// and ApplySet parent. The SCC is an admin object: only `apply --admin` deletes it.
+std::vector<std::string> typical_deletes(const std::string& name) {
+  const ApplySetParent parent = applyset_parent(name, "nccl-test", "cluster.mlenv");
+  auto owned = [&](const std::string& resource, const std::string& object) {
+    return "oc delete " + resource + " -n nccl-test -l applyset.k8s.io/part-of=" + parent.id +
+           " --field-selector metadata.name=" + object + " --ignore-not-found --wait=true";
+  };
+  return {owned("routes.route.openshift.io", name + "-jupyter"),
+          owned("statefulsets.apps", name),
+          owned("services", name + "-headless"),
+          owned("buildconfigs.build.openshift.io", name),
+          owned("imagestreams.image.openshift.io", name),
+          owned("configmaps", name + "-boot"),
+          owned("persistentvolumeclaims", "workspace"),
+          owned("serviceaccounts", name + "-sa"),
+          "oc delete secret " + name + "-oauth-cookie -n nccl-test --ignore-not-found --wait=true",
+          "oc delete configmap " + parent.name + " -n nccl-test --ignore-not-found --wait=true"};
+}
+
+std::vector<std::string> tail(const std::vector<std::string>& commands, std::size_t n) {
+  if (commands.size() < n) return commands;
+  return {commands.end() - static_cast<std::ptrdiff_t>(n), commands.end()};
+}
+
+bool contains_delete(const std::vector<std::string>& commands) {
+  return std::any_of(commands.begin(), commands.end(),
+                     [](const std::string& c) { return c.starts_with("oc delete"); });
+}
+
+// Runs `mlenvc destroy` from the fixture's repository, like ApplyFixture::apply.
+int destroy(ApplyFixture& f, DestroyRequest request) {
+  ChangeDir in(f.dir.path());
+  write_file(f.log, "");
+  std::ostringstream out;
+  Diagnostics diagnostics;
+  int status = destroy_env(request, out, diagnostics);
+  f.out = out.str();
+  std::ostringstream err;
+  SourceManager none;
+  for (const Diagnostic& d : diagnostics.all()) render_text(err, none, d);
+  f.err = err.str();
+  return status;
+}
+
+TEST_CASE("apply deletes an env removed from the plan, claims only when allowed", "[destroy]") {
+  ApplyFixture f;
+  f.others = {typical_env("bob")};
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  f.others = {};
+  f.commit_plan();  // bob left the program, and so the plan
+
+  // Its claim holds data: nothing runs until --allow-destroy names it.
+  CHECK(f.apply() == 1);
+  CHECK(f.commands().empty());
+  CHECK(f.err.find("error[E0704]: apply would delete "
+                   "`barcelona/bob/PersistentVolumeClaim/workspace`") != std::string::npos);
+  CHECK(f.err.find("= pass --allow-destroy=barcelona/bob/PersistentVolumeClaim/workspace") !=
+        std::string::npos);
+
+  ApplyRequest allowed;
+  allowed.steps.allow_destroy = {"barcelona/bob/PersistentVolumeClaim/workspace"};
+  REQUIRE(f.apply(allowed) == 0);
+  std::vector<std::string> expected = typical_deletes("bob");
+  CHECK(tail(f.commands(), expected.size()) == expected);
+  CHECK(f.out.find("Destroying barcelona/bob, which left the plan in plans/barcelona/bob\n") !=
+        std::string::npos);
+  // The record says bob was destroyed: its tree is empty, its history kept.
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/bob^{tree}") ==
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904");
+  CHECK(message(f.dir.path(), "refs/mlenv/applied/barcelona/bob")
+            .starts_with("mlenvc destroy barcelona/bob\n"));
+  CHECK(!rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/bob~1").empty());
+
+  // The next apply has nothing left to destroy.
+  REQUIRE(f.apply() == 0);
+  CHECK(!contains_delete(f.commands()));
+}
+
+TEST_CASE("a dry run shows the deletes of a removed env and records nothing", "[destroy]") {
+  ApplyFixture f;
+  f.others = {typical_env("bob")};
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  const std::string record = rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/bob");
+  f.others = {};
+  f.commit_plan();
+  ApplyRequest dry;
+  dry.dry_run = true;
+  dry.steps.allow_destroy = {"barcelona/bob/PersistentVolumeClaim/workspace"};
+  REQUIRE(f.apply(dry) == 0);
+  CHECK(f.commands().empty());
+  CHECK(f.out.find("Would destroy barcelona/bob") != std::string::npos);
+  CHECK(f.out.find("/.bin/oc delete persistentvolumeclaims -n nccl-test") != std::string::npos);
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/bob") == record);
+}
+
+TEST_CASE("apply of one env directory destroys no env outside it", "[destroy]") {
+  ApplyFixture f;
+  f.others = {typical_env("bob")};
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  f.others = {};
+  f.commit_plan();
+  ApplyRequest one;
+  one.plan_dirs = {"plans/barcelona/ml-dev-env"};
+  REQUIRE(f.apply(one) == 0);
+  CHECK(!contains_delete(f.commands()));
+}
+
+TEST_CASE("a removed env leaves a shared object to the env that keeps it", "[destroy]") {
+  ApplyFixture f;
+  FakeObject nad{"k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", "rail1",
+                 "spec:\n  config: '{}'\n", 2};
+  nad.shared = true;
+  f.env.objects.insert(f.env.objects.begin() + 2, nad);
+  FakeEnv bob = typical_env("bob");
+  bob.objects.insert(bob.objects.begin() + 2, nad);
+  f.others = {bob};
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  f.others = {};
+  f.commit_plan();
+  ApplyRequest allowed;
+  allowed.steps.allow_destroy = {"barcelona/bob/PersistentVolumeClaim/workspace"};
+  REQUIRE(f.apply(allowed) == 0);
+  for (const std::string& command : f.commands())
+    CHECK(command.find("network-attachment-definitions") == std::string::npos);
+  CHECK(tail(f.commands(), 10) == typical_deletes("bob"));
+}
+
+TEST_CASE("destroy ENV deletes an applied env on purpose", "[destroy]") {
+  ApplyFixture f;
+  REQUIRE(f.apply() == 0);
+
+  DestroyRequest request;
+  request.env = "ml-dev-env";
+  CHECK(destroy(f, request) == 1);
+  CHECK(f.commands().empty());
+  CHECK(f.err.find("error[E0704]: apply would delete "
+                   "`barcelona/ml-dev-env/PersistentVolumeClaim/workspace`") != std::string::npos);
+
+  request.steps.allow_destroy = {"barcelona/ml-dev-env/PersistentVolumeClaim/workspace"};
+  request.dry_run = true;
+  REQUIRE(destroy(f, request) == 0);
+  CHECK(f.commands().empty());
+  CHECK(f.out.starts_with("Would destroy barcelona/ml-dev-env\n$ " + f.dir.path() +
+                          "/.bin/oc delete routes.route.openshift.io "));
+
+  request.dry_run = false;
+  request.env = "barcelona/ml-dev-env";
+  REQUIRE(destroy(f, request) == 0);
+  CHECK(f.commands() == typical_deletes("ml-dev-env"));
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env^{tree}") ==
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904");
+
+  // Destroyed: there is no applied record left to destroy.
+  CHECK(destroy(f, request) == 1);
+  CHECK(f.err.find("error[E0718]: `barcelona/ml-dev-env` has no applied record to destroy") !=
+        std::string::npos);
+}
+
+TEST_CASE("destroy ENV keeps what another env of the cluster holds and names unknown envs",
+          "[destroy]") {
+  ApplyFixture f;
+  FakeObject nad{"k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", "rail1",
+                 "spec:\n  config: '{}'\n", 2};
+  nad.shared = true;
+  f.env.objects.insert(f.env.objects.begin() + 2, nad);
+  FakeEnv bob = typical_env("bob");
+  bob.objects.insert(bob.objects.begin() + 2, nad);
+  f.others = {bob};
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  DestroyRequest request;
+  request.env = "bob";
+  request.steps.allow_destroy = {"barcelona/bob/PersistentVolumeClaim/workspace"};
+  REQUIRE(destroy(f, request) == 0);
+  CHECK(f.commands() == typical_deletes("bob"));
+
+  request.env = "nobody";
+  request.steps.allow_destroy = {};
+  CHECK(destroy(f, request) == 1);
+  CHECK(f.err.find("error[E0718]: `nobody` has no applied record to destroy") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace mlenv::plan
