@@ -85,13 +85,14 @@ std::string rendezvous_host() {
          "export MLENV_RDZV_HOST\n";
 }
 
-// pyxis mounts the env directory (boot.json) and the cluster's host paths into the image.
+// pyxis mounts the env directory (boot.json, and logs/ for results) and the cluster's host
+// paths into the image.
 std::string container_options(const BatchJob& job) {
   std::string s;
   s += "case $envdir in\n";
   s += "  *[,:]*) echo \"mlenv: pyxis cannot mount $envdir (',' or ':')\" >&2; exit 78 ;;\n";
   s += "esac\n";
-  s += "mounts=\"$envdir\"" + shell_quote(":" + std::string(kContainerConfigDir) + ":ro") + "\n";
+  s += "mounts=\"$envdir\"" + shell_quote(":" + std::string(kContainerEnvDir)) + "\n";
   for (const Mount& m : job.mounts) {
     s += "mounts+=" + shell_quote("," + m.source + ":" + m.target) + "\n";
   }
@@ -105,17 +106,26 @@ std::string container_options(const BatchJob& job) {
 std::string launch(const BatchJob& job) {
   const bool container = !job.container_image.empty();
   std::string s;
-  if (container) s += container_options(job);
+  if (container) {
+    s += container_options(job);
+    s += "rundir=" + shell_quote(kContainerEnvDir) + "\n";
+    s += "boot=mlenv-boot\n";
+  } else {
+    // On the host, mlenv-boot is the one MLENV_BOOT names or the one on PATH.
+    s += "rundir=$envdir\n";
+    s += "boot=${MLENV_BOOT:-mlenv-boot}\n";
+  }
+  s += "args=(--config \"$rundir/$config\")\n";
+  if (job.nccl_check) {
+    // results.json beside the job's logs; rank 0 also prints it as its MLENV_RESULTS line.
+    s += "args+=(--nccl-check --results \"$rundir\"/" + shell_quote(job.logs_dir) +
+         "/\"$SLURM_JOB_NAME-$SLURM_JOB_ID.results.json\")\n";
+  }
   s += "\n# One mlenv-boot per node; each takes its node rank from SLURM_NODEID.\n";
   s += "exec srun --nodes=" + std::to_string(job.nodes) + " --ntasks=" + std::to_string(job.nodes) +
        " --ntasks-per-node=1 --kill-on-bad-exit=1";
-  if (container) {
-    s += " \"${container[@]}\" \\\n  mlenv-boot --config " +
-         shell_quote(std::string(kContainerConfigDir) + "/" + job.config) + "\n";
-  } else {
-    // On the host, mlenv-boot is the one on PATH or the one MLENV_BOOT names.
-    s += " \\\n  \"${MLENV_BOOT:-mlenv-boot}\" --config \"$envdir/$config\"\n";
-  }
+  if (container) s += " \"${container[@]}\"";
+  s += " \"$boot\" \"${args[@]}\"\n";
   return s;
 }
 

@@ -34,10 +34,13 @@ struct BatchJob {
   std::string container_image;
   bool squashfs_in_envdir = false;
   std::vector<Mount> mounts;  ///< besides the env directory, which holds boot.json
+  /// An acceptance run: `mlenv-boot --nccl-check --results <logs>/<env>-<job id>.results.json`.
+  bool nccl_check = false;
 };
 
-/// Where the env directory is mounted in the container, so mlenv-boot finds boot.json.
-inline constexpr std::string_view kContainerConfigDir = "/etc/mlenv";
+/// Where the env directory is mounted in the container: mlenv-boot reads boot.json there and
+/// an acceptance run writes its results into its logs directory.
+inline constexpr std::string_view kContainerEnvDir = "/mlenv";
 
 /// `value` as one shell word that the shell reads back as exactly `value` (single quotes,
 /// `'` as `'\''`): no character of it can end the word, start a command or expand.

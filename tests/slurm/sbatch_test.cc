@@ -69,7 +69,37 @@ TEST_CASE("slurm.sbatch: directives say nodes, one task per node, logs, no gpus 
   CHECK_FALSE(contains(s, "--exclusive"));
   CHECK_FALSE(contains(s, "--account"));
   CHECK_FALSE(contains(s, "--container-image"));
-  CHECK(contains(s, "\"${MLENV_BOOT:-mlenv-boot}\" --config \"$envdir/$config\""));
+  CHECK(contains(s, "boot=${MLENV_BOOT:-mlenv-boot}\n"));
+  CHECK(contains(s, " --ntasks-per-node=1 --kill-on-bad-exit=1 \"$boot\" \"${args[@]}\"\n"));
+}
+
+// What mlenv-boot is started with: the script's lines from `envdir=` to srun, run by bash with
+// srun replaced by printing its arguments.
+std::string srun_arguments(const std::string& script) {
+  std::string body = script.substr(script.find("envdir=$PWD"));
+  body = body.substr(0, body.find("first=$(")) + body.substr(body.find("export MLENV_RDZV_HOST"));
+  std::string run =
+      "unset MLENV_BOOT && cd /tmp && : >boot.json && SLURM_JOB_NAME=ranks "
+      "SLURM_JOB_ID=7 && "
+      "srun() { printf '%s\\n' \"$@\"; }\n";
+  std::size_t exec = body.find("exec srun");
+  return bash_output(run + body.substr(0, exec) + body.substr(exec + 5));
+}
+
+TEST_CASE("slurm.sbatch: srun starts mlenv-boot once per node with boot.json beside the script") {
+  std::string host = srun_arguments(batch_script(cpu_job()));
+  CHECK(host ==
+        "--nodes=2\n--ntasks=2\n--ntasks-per-node=1\n--kill-on-bad-exit=1\nmlenv-boot\n"
+        "--config\n/tmp/boot.json\n");
+  BatchJob acceptance = cpu_job();
+  acceptance.nccl_check = true;
+  acceptance.container_image = "registry#team/img:1";
+  std::string in_image = srun_arguments(batch_script(acceptance));
+  CHECK(contains(in_image, "--container-image=registry#team/img:1\n"));
+  CHECK(contains(in_image, "--container-mounts=/tmp:/mlenv\n"));
+  CHECK(contains(in_image,
+                 "mlenv-boot\n--config\n/mlenv/boot.json\n--nccl-check\n--results\n"
+                 "/mlenv/logs/ranks-7.results.json\n"));
 }
 
 TEST_CASE("slurm.sbatch: sbatch reads directives only before the first command") {
@@ -111,8 +141,8 @@ TEST_CASE("slurm.sbatch: hostile mount paths and image names stay one value each
     probe = probe.substr(0, probe.find("# One mlenv-boot"));
     std::string out = bash_output("envdir=/tmp\n" + probe + "printf '%s\\0' \"${container[@]}\"\n");
     std::string expected = std::string("--container-image=/tmp/img") + value + ".sqsh" + '\0' +
-                           "--container-mounts=/tmp:/etc/mlenv:ro,/ws" + value + ":/workspace" +
-                           '\0' + "--no-container-entrypoint" + '\0';
+                           "--container-mounts=/tmp:/mlenv,/ws" + value + ":/workspace" + '\0' +
+                           "--no-container-entrypoint" + '\0';
     CHECK(out == expected);
   }
 }
