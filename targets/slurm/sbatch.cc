@@ -2,19 +2,9 @@
 
 #include <algorithm>
 
-namespace mlenv::target::slurm {
+#include "compiler/base/shell.h"
 
-std::string shell_quote(std::string_view value) {
-  std::string out = "'";
-  for (char c : value) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
+namespace mlenv::target::slurm {
 
 bool safe_sbatch_value(std::string_view value) {
   // sbatch reads `#SBATCH` lines with its own tokenizer (src/sbatch/opt.c, _get_argument):

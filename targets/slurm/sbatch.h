@@ -42,10 +42,6 @@ struct BatchJob {
 /// an acceptance run writes its results into its logs directory.
 inline constexpr std::string_view kContainerEnvDir = "/mlenv";
 
-/// `value` as one shell word that the shell reads back as exactly `value` (single quotes,
-/// `'` as `'\''`): no character of it can end the word, start a command or expand.
-std::string shell_quote(std::string_view value);
-
 /// Whether `value` can stand in an `#SBATCH` line as it is: sbatch parses those lines itself
 /// (whitespace splits, quotes are its own), so only characters with no meaning to it pass.
 bool safe_sbatch_value(std::string_view value);

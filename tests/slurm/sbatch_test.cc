@@ -6,9 +6,11 @@
 #include <sstream>
 #include <string>
 
+#include "compiler/base/shell.h"
 #include "targets/slurm/sbatch.h"
 
 using namespace mlenv::target::slurm;
+using mlenv::shell_quote;
 
 namespace {
 
