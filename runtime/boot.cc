@@ -56,8 +56,9 @@ struct LocalEnvironment {
 
 // Phase 1: which node this is; the source of the rank is always logged.
 Identity establish_identity(const BootContext& context) {
-  Identity identity = resolve_identity({context.options.node_rank, context.options.nnodes,
-                                        context.config.nnodes, context.user, local_hostname()});
+  Identity identity =
+      resolve_identity({context.options.node_rank, context.options.nnodes, context.config.nnodes,
+                        context.config.rank, context.user, local_hostname()});
   log_info("node " + std::to_string(identity.node_rank) + " of " + std::to_string(identity.nnodes) +
            " (rank from " + identity.rank_source + ", nnodes from " + identity.nnodes_source + ")");
   return identity;
@@ -91,19 +92,31 @@ void refuse_check_without_nccl(const BootContext& context, const Identity& ident
                         "were not found when it was compiled)");
 }
 
-// Rank 0's rendezvous endpoint: --rdzv, else node 0's DNS name at rdzv_port.
-Endpoint rendezvous_endpoint(const BootContext& context) {
-  Endpoint rank0{context.config.peer_host(0), context.config.rdzv_port};
-  if (context.options.rdzv) {
-    std::optional<Endpoint> endpoint = parse_endpoint(*context.options.rdzv);
-    if (!endpoint) throw BootError(kExitConfigError, "--rdzv takes HOST:PORT");
-    rank0 = *endpoint;
+// Rank 0's host as boot.json gives it: the name the target computed, or the variable the job's
+// script set (Slurm's MLENV_RDZV_HOST, from rank 0's NodeAddr).
+std::string configured_rank0_host(const BootContext& context) {
+  const Rendezvous& rendezvous = context.config.rendezvous;
+  if (rendezvous.host_env.empty()) return rendezvous.host;
+  std::optional<std::string> host = lookup(context.user, rendezvous.host_env);
+  if (!host || trim(*host).empty()) {
+    throw BootError(kExitConfigError, "no rendezvous host: " + rendezvous.host_env +
+                                          " (boot.json `rendezvous.host_env`) is not set");
   }
-  if (rank0.port == context.config.master_port) {
+  return std::string(trim(*host));
+}
+
+// Rank 0's rendezvous endpoint: --rdzv, else boot.json's `rendezvous`.
+Endpoint rendezvous_endpoint(const BootContext& context) {
+  if (!context.options.rdzv) {
+    return {configured_rank0_host(context), context.config.rendezvous.port};
+  }
+  std::optional<Endpoint> rank0 = parse_endpoint(*context.options.rdzv);
+  if (!rank0) throw BootError(kExitConfigError, "--rdzv takes HOST:PORT");
+  if (rank0->port == context.config.master_port) {
     throw BootError(kExitConfigError, "the rendezvous port must differ from master_port " +
                                           std::to_string(context.config.master_port));
   }
-  return rank0;
+  return *rank0;
 }
 
 // Phase 3: maps each rail to the HCA attached on this node, then probes those HCAs.
@@ -141,10 +154,9 @@ JoinRequest join_request(const BootContext& context, const Identity& identity,
   request.nnodes = identity.nnodes;
   request.nproc_per_node = context.config.nproc_per_node;
   request.report.rank = identity.node_rank;
-  // With --rdzv peers are known by the address they reach rank 0 from; rank 0 by that endpoint.
-  request.report.host = !context.options.rdzv     ? context.config.peer_host(identity.node_rank)
-                        : identity.node_rank == 0 ? rank0.host
-                                                  : "";
+  // Rank 0 is known by its rendezvous host; every other node by the address it reaches rank 0
+  // from (join_rendezvous fills it in), whatever named its pod or host.
+  request.report.host = identity.node_rank == 0 ? rank0.host : "";
   request.report.rdma_usable = probe.rdma_usable;
   request.report.rdma_detail = probe.rdma_detail;
   request.report.gpu_count = probe.gpu_count;

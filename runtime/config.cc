@@ -115,12 +115,43 @@ void parse_rdma(const Json& rdma, BootConfig& config) {
   }
 }
 
-}  // namespace
-
-std::string BootConfig::peer_host(int node_rank) const {
-  return workload + "-" + std::to_string(node_rank) + "." + headless_service + "." + namespace_ +
-         ".svc";
+const Json& require_object(const Json& object, const std::string& key) {
+  const Json& value = require(object, key);
+  if (!value.is_object()) invalid(key, "must be an object");
+  return value;
 }
+
+// `rank`: {"env": NAME} or {"hostname_ordinal": true}, never both.
+RankSource parse_rank(const Json& root) {
+  const Json& rank = require_object(root, "rank");
+  RankSource source;
+  source.env = optional_string(rank, "env", "rank.env");
+  if (const Json* ordinal = rank.find("hostname_ordinal"); ordinal && !ordinal->is_null()) {
+    if (!ordinal->is_bool()) invalid("rank.hostname_ordinal", "must be true or false");
+    source.hostname_ordinal = ordinal->as_bool();
+  }
+  if (source.env.empty() == !source.hostname_ordinal) {
+    invalid("rank", "needs exactly one of `env` (a variable name) and `hostname_ordinal: true`");
+  }
+  return source;
+}
+
+// `rendezvous`: rank 0's host or the variable holding it (exactly one), and the port.
+Rendezvous parse_rendezvous(const Json& root) {
+  const Json& object = require_object(root, "rendezvous");
+  Rendezvous rendezvous;
+  rendezvous.host = optional_string(object, "host", "rendezvous.host");
+  rendezvous.host_env = optional_string(object, "host_env", "rendezvous.host_env");
+  if (rendezvous.host.empty() == rendezvous.host_env.empty()) {
+    invalid("rendezvous", "needs exactly one of `host` and `host_env`");
+  }
+  const Json* port = object.find("port");
+  if (!port) invalid("rendezvous.port", "is missing");
+  rendezvous.port = static_cast<int>(get_int(*port, "rendezvous.port", 1, 65535));
+  return rendezvous;
+}
+
+}  // namespace
 
 std::string fnv1a_hex(std::string_view text) {
   std::uint64_t hash = 0xcbf29ce484222325ull;
@@ -182,26 +213,24 @@ BootConfig parse_config(std::string_view text) {
   BootConfig config;
   config.format_version =
       static_cast<int>(get_int(require(root, "format_version"), "format_version", 0, INT32_MAX));
-  if (config.format_version != 2) {
+  if (config.format_version != 3) {
     invalid("format_version", "is " + std::to_string(config.format_version) +
-                                  "; this mlenv-boot reads version 2 only");
+                                  "; this mlenv-boot reads version 3 only");
   }
   config.job = get_string(root, "job", "job");
   if (config.job.empty()) invalid("job", "must not be empty");
-  config.workload = get_string(root, "workload", "workload");
-  config.headless_service = get_string(root, "headless_service", "headless_service");
-  config.namespace_ = get_string(root, "namespace", "namespace");
+  config.rank = parse_rank(root);
+  config.rendezvous = parse_rendezvous(root);
   config.nnodes = static_cast<int>(get_int(require(root, "nnodes"), "nnodes", 1, 65536));
   config.nproc_per_node =
       static_cast<int>(get_int(require(root, "nproc_per_node"), "nproc_per_node", 1, 1024));
   if (const Json* gpus = root.find("gpus_per_node")) {
     config.gpus_per_node = static_cast<int>(get_int(*gpus, "gpus_per_node", 0, 1024));
   }
-  config.rdzv_port = static_cast<int>(get_int(require(root, "rdzv_port"), "rdzv_port", 1, 65535));
   config.master_port =
       static_cast<int>(get_int(require(root, "master_port"), "master_port", 1, 65535));
-  if (config.rdzv_port == config.master_port) {
-    invalid("rdzv_port", "must differ from master_port, which rank 0's trainer listens on");
+  if (config.rendezvous.port == config.master_port) {
+    invalid("rendezvous.port", "must differ from master_port, which rank 0's trainer listens on");
   }
   config.transport = get_string(root, "transport", "transport");
   if (config.transport != "rdma" && config.transport != "auto" && config.transport != "tcp") {

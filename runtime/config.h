@@ -29,17 +29,30 @@ struct Service {
   std::vector<std::string> argv;
 };
 
+/// Where this node's rank comes from, as the target decided: an environment variable the
+/// scheduler sets (JOB_COMPLETION_INDEX, SLURM_NODEID), or the StatefulSet hostname's ordinal.
+struct RankSource {
+  std::string env;  ///< "" when `hostname_ordinal`
+  bool hostname_ordinal = false;
+};
+
+/// Rank 0's rendezvous endpoint, as the target decided: a host name, or the environment
+/// variable holding it (exactly one is set).
+struct Rendezvous {
+  std::string host;
+  std::string host_env;
+  int port = 29400;
+};
+
 /// The whole boot.json, with the defaults the format documents for optional keys.
 struct BootConfig {
-  int format_version = 2;
+  int format_version = 3;
   std::string job;
-  std::string workload;  ///< the pod-name prefix of the StatefulSet or Indexed Job
-  std::string headless_service;
-  std::string namespace_;
+  RankSource rank;
+  Rendezvous rendezvous;
   int nnodes = 1;
   int nproc_per_node = 1;
   int gpus_per_node = 0;
-  int rdzv_port = 29400;
   int master_port = 29500;
   std::string transport = "tcp";  ///< "rdma" (required), "auto" (RDMA else TCP) or "tcp"
   std::vector<RdmaRail> rails;
@@ -62,9 +75,6 @@ struct BootConfig {
   std::uint64_t nccl_max_bytes = std::uint64_t{128} << 20;
   double nccl_timeout_s = 120;
   std::string digest;  ///< a hash of the document's bytes, for the derived job token
-
-  /// The DNS name of node i: `<workload>-<i>.<headless_service>.<namespace>.svc`.
-  std::string peer_host(int node_rank) const;
 };
 
 /// Parses boot.json text; throws BootError(kExitConfigError) naming the offending key.

@@ -15,6 +15,24 @@ std::optional<int> hostname_ordinal(const std::string& hostname) {
   return static_cast<int>(*ordinal);
 }
 
+namespace {
+
+// The rank in the variable boot.json names (`rank.env`), which the scheduler sets.
+int rank_from_env(const EnvMap& env, const std::string& name) {
+  std::optional<std::string> value = lookup(env, name);
+  if (!value) {
+    throw BootError(kExitConfigError, "no node rank: " + name +
+                                          " (boot.json `rank.env`) is not set; give --node-rank");
+  }
+  std::optional<std::int64_t> rank = parse_uint(trim(*value));
+  if (!rank || *rank > 1'000'000) {
+    throw BootError(kExitConfigError, name + "=" + *value + " is not a node rank");
+  }
+  return static_cast<int>(*rank);
+}
+
+}  // namespace
+
 Identity resolve_identity(const IdentityInputs& inputs) {
   Identity identity;
   if (inputs.flag_nnodes) {
@@ -29,33 +47,19 @@ Identity resolve_identity(const IdentityInputs& inputs) {
   if (inputs.flag_node_rank) {
     identity.node_rank = *inputs.flag_node_rank;
     identity.rank_source = "--node-rank";
+  } else if (!inputs.rank.env.empty()) {
+    identity.node_rank = rank_from_env(inputs.env, inputs.rank.env);
+    identity.rank_source = inputs.rank.env;
   } else {
-    // PyTorchJob's RANK is a node rank but torchrun's is a process rank, so RANK is not read.
-    bool found = false;
-    for (const char* name :
-         {"NODE_RANK", "PET_NODE_RANK", "JOB_COMPLETION_INDEX", "SLURM_NODEID"}) {
-      std::optional<std::string> value = lookup(inputs.env, name);
-      if (!value) continue;
-      std::optional<std::int64_t> rank = parse_uint(trim(*value));
-      if (!rank || *rank > 1'000'000) {
-        throw BootError(kExitConfigError, std::string(name) + "=" + *value + " is not a node rank");
-      }
-      identity.node_rank = static_cast<int>(*rank);
-      identity.rank_source = name;
-      found = true;
-      break;
+    std::optional<int> ordinal = hostname_ordinal(inputs.hostname);
+    if (!ordinal) {
+      throw BootError(kExitConfigError,
+                      "no node rank: boot.json takes it from the hostname's ordinal "
+                      "(<workload>-<n>), and the hostname is \"" +
+                          inputs.hostname + "\"; give --node-rank");
     }
-    if (!found) {
-      std::optional<int> ordinal = hostname_ordinal(inputs.hostname);
-      if (!ordinal) {
-        throw BootError(kExitConfigError,
-                        "no node rank: give --node-rank or NODE_RANK, or run in a pod named "
-                        "<workload>-<ordinal> (hostname is \"" +
-                            inputs.hostname + "\")");
-      }
-      identity.node_rank = *ordinal;
-      identity.rank_source = "hostname ordinal (" + inputs.hostname + ")";
-    }
+    identity.node_rank = *ordinal;
+    identity.rank_source = "hostname ordinal (" + inputs.hostname + ")";
   }
   if (identity.node_rank >= identity.nnodes) {
     throw BootError(kExitConfigError, "node rank " + std::to_string(identity.node_rank) +

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "config.h"
 #include "process_env.h"
 
 namespace boot {
@@ -13,6 +14,7 @@ struct IdentityInputs {
   std::optional<int> flag_node_rank;
   std::optional<int> flag_nnodes;
   int config_nnodes = 1;
+  RankSource rank;  ///< boot.json's `rank`: where the target said the rank is
   EnvMap env;
   std::string hostname;
 };
@@ -25,9 +27,10 @@ struct Identity {
   std::string nnodes_source;  ///< "--nnodes" or "boot.json"
 };
 
-/// Node rank from, first present wins: --node-rank, NODE_RANK, PET_NODE_RANK,
-/// JOB_COMPLETION_INDEX, SLURM_NODEID, the hostname's trailing "-<n>". nnodes from --nnodes or
-/// boot.json, never guessed. Throws BootError(kExitConfigError) when nothing fits.
+/// Node rank from --node-rank, else from boot.json's `rank`: the environment variable it names
+/// (JOB_COMPLETION_INDEX, SLURM_NODEID), or the hostname's trailing "-<n>". nnodes from --nnodes
+/// or boot.json, never guessed. Throws BootError(kExitConfigError) when the source is missing
+/// or holds no rank.
 Identity resolve_identity(const IdentityInputs& inputs);
 
 /// The trailing "-<digits>" of a StatefulSet pod hostname (`train-3` gives 3).

@@ -49,14 +49,23 @@ class Target {
   /// report errors the output must not be used. Both scopes give the same objects, byte for byte.
   virtual Output render(const ir::Program& program, Diagnostics& diagnostics,
                         Scope scope) const = 0;
-  /// Only the rules of `render` (`mlenvc check`): the same diagnostics, no files. The default
-  /// renders and drops the output; a target overrides it where that is cheaper.
-  virtual void check(const ir::Program& program, Diagnostics& diagnostics) const {
-    render(program, diagnostics, Scope::Objects);
+  /// Only the rules of `render` (`mlenvc check`): the same diagnostics, no files. Returns
+  /// lines for people about what the cluster must have for the program (controllers to
+  /// install, namespace settings), which `check` prints. The default renders and keeps only the
+  /// notes; a target overrides it where that is cheaper.
+  virtual std::vector<std::string> check(const ir::Program& program,
+                                         Diagnostics& diagnostics) const {
+    return render(program, diagnostics, Scope::Objects).notes;
   }
 };
 
-/// The target called `name` ("openshift"), or nullptr.
-std::unique_ptr<Target> make_target(std::string_view name);
+/// The target of `platform`, or nullptr where this mlenvc has none.
+std::unique_ptr<Target> make_target(ir::Platform platform);
+
+/// The target of whole programs (`check`, `build`, `plan`, `apply`): each env is rendered by the
+/// target of its cluster's platform, and the outputs are merged (files sorted by path, streams
+/// in platform order: openshift, kubernetes, slurm). An env whose platform has no target is an
+/// error (E0425).
+std::unique_ptr<Target> make_program_target();
 
 }  // namespace mlenv::target

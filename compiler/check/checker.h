@@ -97,6 +97,9 @@ class Checker {
   std::vector<DeclState*> eval_stack_;
   std::set<std::pair<std::uint32_t, std::string>> reported_missing_;
   std::set<std::uint64_t> reported_rails_;  ///< rails already reported, by source place
+  /// Platform findings about a cluster or image already reported (every env using it would
+  /// repeat them), by source place and field.
+  std::set<std::string> reported_platform_;
   /// Bytes of values built so far (strings, and the lists and blocks copied on write), held
   /// to limits::kMaxValueBytes so that memory is bounded by the input.
   /// Failures reported elsewhere (a use of a failed import, whose E0201 explains it): they

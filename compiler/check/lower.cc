@@ -76,6 +76,10 @@ std::optional<ir::Rdma> lower_rdma(const Value* rdma) {
 ir::Cluster lower_cluster(const Value& cluster, const std::string& env_name) {
   ir::Cluster c;
   c.name = cluster.decl.empty() ? env_name + "-cluster" : cluster.decl;
+  const std::string platform = text_at(&cluster, {"platform"});
+  c.platform = platform == "kubernetes" ? ir::Platform::kubernetes
+               : platform == "slurm"    ? ir::Platform::slurm
+                                        : ir::Platform::openshift;
   c.api = text_at(&cluster, {"api"});
   c.namespace_name = text_at(&cluster, {"namespace"});
   c.nodes = strings_at(&cluster, {"nodes"});
@@ -93,6 +97,9 @@ ir::Cluster lower_cluster(const Value& cluster, const std::string& env_name) {
   c.security.service_account = text_at(&cluster, {"security", "service_account"});
   c.security.scc = text_at(&cluster, {"security", "scc"});
   c.security.unlimited_memlock = int_at(&cluster, {"security", "unlimited_memlock"}, 0) != 0;
+  c.topology = text_at(&cluster, {"topology"});
+  c.slurm = {text_at(&cluster, {"partition"}), text_at(&cluster, {"account"}),
+             text_at(&cluster, {"qos"}), text_at(&cluster, {"time"})};
   c.range = cluster.decl_range.valid() ? cluster.decl_range : cluster.range;
   return c;
 }
@@ -102,6 +109,7 @@ ir::Image lower_image(const Value& image, const std::string& env_name) {
   i.name = image.decl.empty() ? env_name : image.decl;
   i.from = text_at(&image, {"from"});
   i.tag = text_at(&image, {"tag"});
+  i.registry = text_at(&image, {"registry"});
   i.apt = strings_at(&image, {"apt"});
   i.pip = strings_at(&image, {"pip"});
   i.tools = strings_at(&image, {"tools"});
@@ -183,6 +191,8 @@ ir::Env Checker::lower(const Value& env, const DeclState& state) {
   }
   out.master_port = static_cast<int>(int_at(&env, {"master_port"}, 29500));
   out.rdzv_port = static_cast<int>(int_at(&env, {"rdzv_port"}, 29400));
+  out.queue = text_at(&env, {"queue"});
+  out.priority = text_at(&env, {"priority"});
   return out;
 }
 

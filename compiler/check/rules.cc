@@ -1,6 +1,7 @@
 // The rules of the language that need only an env's merged value: each names the failure on a
 // real cluster it prevents, and reports with a stable code (compiler/diag/codes_front.def).
 
+#include <initializer_list>
 #include <map>
 #include <set>
 
@@ -211,6 +212,134 @@ void check_security(const EnvView& v, Diagnostics& diagnostics) {
   }
 }
 
+// A field the cluster's platform does not have (E0418's table), as a path from the cluster or
+// the env, and the platforms that have it.
+struct PlatformField {
+  bool on_env;
+  std::initializer_list<const char*> path;
+  std::initializer_list<const char*> platforms;
+};
+
+const PlatformField kPlatformFields[] = {
+    {false, {"namespace"}, {"openshift", "kubernetes"}},
+    {false, {"storage"}, {"openshift", "kubernetes"}},
+    {false, {"security", "service_account"}, {"openshift", "kubernetes"}},
+    {false, {"security", "scc"}, {"openshift"}},
+    {false, {"topology"}, {"kubernetes"}},
+    {false, {"partition"}, {"slurm"}},
+    {false, {"account"}, {"slurm"}},
+    {false, {"qos"}, {"slurm"}},
+    {false, {"time"}, {"slurm"}},
+    {true, {"storage"}, {"openshift", "kubernetes"}},
+    {true, {"queue"}, {"kubernetes"}},
+    {true, {"priority"}, {"kubernetes"}},
+};
+
+std::string dotted(std::initializer_list<const char*> path) {
+  std::string out;
+  for (const char* step : path) out += (out.empty() ? "" : ".") + std::string(step);
+  return out;
+}
+
+bool has_platform(std::initializer_list<const char*> platforms, const std::string& platform) {
+  for (const char* p : platforms) {
+    if (platform == p) return true;
+  }
+  return false;
+}
+
+// Reports platform findings once per source place: every env on a cluster would repeat them.
+class PlatformReport {
+ public:
+  PlatformReport(const EnvView& v, std::set<std::string>& reported, Diagnostics& diagnostics)
+      : v_(v),
+        platform_(text_at(v.cluster, {"platform"})),
+        reported_(reported),
+        diagnostics_(diagnostics) {}
+
+  const std::string& platform() const { return platform_; }
+
+  void not_applicable(const std::string& field, const SourceRange& at) {
+    if (!first(field, at)) return;
+    Diagnostic& d = diagnostics_.report(
+        Code::E0418, at, "`" + field + "` does not apply on platform `" + platform_ + "`",
+        "remove it, or change the cluster's `platform` (mlenvc explain E0418 lists the fields)");
+    d.notes.push_back(
+        {"env `" + v_.name + "` runs on this cluster", range_at(v_.env, {"cluster"})});
+  }
+
+  void missing(const std::string& field, const SourceRange& at, const std::string& why) {
+    if (!first(field, at)) return;
+    Diagnostic& d = diagnostics_.report(Code::E0419, at,
+                                        "platform `" + platform_ + "` needs `" + field + "`", why);
+    d.notes.push_back(
+        {"env `" + v_.name + "` runs on this cluster", range_at(v_.env, {"cluster"})});
+  }
+
+  bool first(const std::string& field, const SourceRange& at) {
+    return reported_.insert(std::to_string(at.file) + ":" + std::to_string(at.begin) + ":" + field)
+        .second;
+  }
+
+ private:
+  const EnvView& v_;
+  std::string platform_;
+  std::set<std::string>& reported_;
+  Diagnostics& diagnostics_;
+};
+
+SourceRange declared_at(const Value& value) {
+  return value.decl_range.valid() ? value.decl_range : value.range;
+}
+
+// What each platform cannot do without; and `image.registry`, which only OpenShift ignores.
+void check_platform_needs(const EnvView& v, PlatformReport& report, Diagnostics& diagnostics) {
+  const std::string& platform = report.platform();
+  if (platform != "slurm") {
+    if (!v.cluster->get("namespace")) {
+      report.missing("namespace", declared_at(*v.cluster), "every object lives in it");
+    }
+    if (!v.cluster->get("storage")) {
+      report.missing("storage", declared_at(*v.cluster),
+                     "the workspace and datasets volumes are claims of its class");
+    }
+  } else if (!v.cluster->get("partition")) {
+    report.missing("partition", declared_at(*v.cluster), "sbatch submits to it");
+  }
+  const Value* image = v.env.get("image");
+  const Value* registry = get_path(image, {"registry"});
+  if (platform == "kubernetes" && image && !registry) {
+    report.missing("image.registry", declared_at(*image),
+                   "the built image is pushed there and every node pulls it from there");
+  } else if (platform == "openshift" && registry && report.first("registry", registry->range)) {
+    diagnostics.report(Code::W0402, registry->range,
+                       "`image.registry` is ignored on OpenShift: env `" + v.name +
+                           "` is built into its ImageStream");
+  }
+}
+
+// Fields the cluster's platform does not have (E0418) or needs and lacks (E0419).
+void check_platform_fields(const EnvView& v, std::set<std::string>& reported,
+                           Diagnostics& diagnostics) {
+  PlatformReport report(v, reported, diagnostics);
+  for (const PlatformField& f : kPlatformFields) {
+    const Value* value = get_path(f.on_env ? &v.env : v.cluster, f.path);
+    if (!value || has_platform(f.platforms, report.platform())) continue;
+    report.not_applicable((f.on_env ? "" : "cluster.") + dotted(f.path), value->range);
+  }
+  if (report.platform() == "slurm") {
+    const Value* classes = v.cluster->get("classes");
+    const Value* memlock = get_path(v.cluster, {"security", "unlimited_memlock"});
+    if (classes && !classes->slots.empty()) {
+      report.not_applicable("cluster.classes", classes->range);
+    }
+    if (memlock && memlock->number != 0) {
+      report.not_applicable("cluster.security.unlimited_memlock", memlock->range);
+    }
+  }
+  check_platform_needs(v, report, diagnostics);
+}
+
 void check_command(const EnvView& v, Diagnostics& diagnostics) {
   const Value* command = v.env.get("command");
   if (const Value* acceptance = v.env.get("acceptance");
@@ -258,7 +387,12 @@ void Checker::check_rules(const Value& env, const DeclState& state) {
   if (const Value* rails = rdma ? rdma->get("rails") : nullptr) {
     check_rail_names(*rails, diagnostics_);
   }
-  if (view.uses_rdma && rdma) check_rail_attachments(view, reported_rails_, diagnostics_);
+  check_platform_fields(view, reported_platform_, diagnostics_);
+  // On Slurm the job runs on the host: its rails need no attachment (E0402).
+  const bool in_pods = text_at(cluster, {"platform"}) != "slurm";
+  if (view.uses_rdma && rdma && in_pods) {
+    check_rail_attachments(view, reported_rails_, diagnostics_);
+  }
   check_transport(view, diagnostics_);
   check_placement(view, diagnostics_);
   check_storage_class(view, diagnostics_);

@@ -58,7 +58,7 @@ int run_apply(const Args& args) {
   request.render = [](const std::string& source, Diagnostics&) -> std::optional<target::Output> {
     DiskFileSystem disk;
     std::unique_ptr<Compilation> compilation = compile(source, disk);
-    std::optional<target::Output> output = render(*compilation, *target::make_target("openshift"));
+    std::optional<target::Output> output = render(*compilation, *target::make_program_target());
     print_diagnostics(*compilation, false);
     return output;
   };

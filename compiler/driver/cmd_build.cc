@@ -16,7 +16,7 @@ namespace mlenv::driver {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: mlenvc build FILE [-o DIR|-] [--openapi FILE]... [--target openshift] "
+    "usage: mlenvc build FILE [-o DIR|-] [--openapi FILE]... "
     "[--format=text|json]\n";
 
 // Validates every emitted object against the given OpenAPI documents (a cluster's own is
@@ -51,10 +51,10 @@ bool validate(const target::Output& output, const std::vector<std::string>& docu
 }  // namespace
 
 int run_build(const Args& args) {
-  Options options = parse_options(args, {"help"}, {"o", "openapi", "target", "format"});
+  Options options = parse_options(args, {"help"}, {"o", "openapi", "format"});
   if (options.flag("help")) {
     std::cout << kUsage
-              << "\nRenders every env of FILE with the target (default openshift):\n"
+              << "\nRenders every env of FILE with the target of its cluster's platform:\n"
                  "  -o DIR          write the output tree under DIR (<cluster>/<env>/...)\n"
                  "  -o -            write every object as one YAML stream to stdout\n"
                  "  --openapi FILE  validate every object strictly against an OpenAPI v2\n"
@@ -76,12 +76,7 @@ int run_build(const Args& args) {
     return 1;
   }
   if (!json_format(options, json)) return 1;
-  std::string target_name = options.value("target").value_or("openshift");
-  std::unique_ptr<target::Target> target = target::make_target(target_name);
-  if (!target) {
-    std::cerr << "mlenvc build: unknown target `" << target_name << "` (known: openshift)\n";
-    return 1;
-  }
+  std::unique_ptr<target::Target> target = target::make_program_target();
 
   DiskFileSystem disk;
   auto compilation = compile(options.positional[0], disk);

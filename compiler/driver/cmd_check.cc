@@ -30,11 +30,14 @@ int run_check(const Args& args) {
   for (const std::string& path : options.positional) {
     auto compilation = compile(path, disk);
     // The rules that need emitted objects run too; the rendered files are dropped.
+    std::vector<std::string> notes;
     if (compilation->program) {
-      target::make_target("openshift")->check(*compilation->program, compilation->diagnostics);
+      notes = target::make_program_target()->check(*compilation->program, compilation->diagnostics);
       if (compilation->diagnostics.has_errors()) compilation->program.reset();
     }
     print_diagnostics(*compilation, json);
+    // What the cluster needs (JobSet, Kueue, Pod Security); JSON lines hold diagnostics only.
+    if (compilation->program && !json) print_notes(target::Output{{}, {}, std::move(notes)});
     if (!compilation->program) status = 1;
   }
   return status;

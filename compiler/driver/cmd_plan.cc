@@ -87,7 +87,7 @@ std::optional<target::Output> render(const std::string& workdir, const std::stri
   DiskFileSystem disk;
   std::unique_ptr<Compilation> compilation = compile(source, disk);
   std::optional<target::Output> output =
-      driver::render(*compilation, *target::make_target("openshift"));
+      driver::render(*compilation, *target::make_program_target());
   fs::current_path(cwd);
   print_diagnostics(*compilation, json);
   return output;

@@ -29,6 +29,21 @@ enum class Attachment { sriov, existing };
 enum class EnvKind { dev, run, acceptance };
 enum class Service { vscode, jupyter, tensorboard };
 enum class Auth { oauth_proxy, none };
+/// What runs a cluster's envs; each has its own target (targets/target.h `make_target`).
+enum class Platform { openshift, kubernetes, slurm };
+
+/// The name of a platform as written in programs and plan.json ("openshift").
+constexpr const char* platform_name(Platform platform) {
+  switch (platform) {
+    case Platform::kubernetes:
+      return "kubernetes";
+    case Platform::slurm:
+      return "slurm";
+    case Platform::openshift:
+      break;
+  }
+  return "openshift";
+}
 
 /// The CNI IPAM of an SR-IOV rail's attachment.
 struct Ipam {
@@ -81,23 +96,35 @@ struct Security {
   bool unlimited_memlock = false;  ///< the runtime grants unlimited memlock: no IPC_LOCK needed
 };
 
+/// Where a Slurm cluster runs jobs (`#SBATCH` options); "" where unset.
+struct Slurm {
+  std::string partition;
+  std::string account;
+  std::string qos;
+  std::string time;  ///< a Slurm time limit ("04:00:00", "1-00:00:00")
+};
+
 struct Cluster {
   std::string name;
+  Platform platform = Platform::openshift;
   std::string api;
-  std::string namespace_name;
+  std::string namespace_name;      ///< "" on Slurm
   std::vector<std::string> nodes;  ///< pinned node hostnames; empty: any node
   Gpus gpus;
   Storage storage;
   std::map<std::string, StorageAccess> classes;  ///< empty: unknown
   Network network;
   Security security;
+  std::string topology;  ///< Kueue's required topology level (a node label), "" for none
+  Slurm slurm;
   SourceRange range;  ///< the declaration
 };
 
 struct Image {
-  std::string name;  ///< ImageStream name
-  std::string from;  ///< pinned base image reference
-  std::string tag;   ///< ImageStream tag
+  std::string name;      ///< ImageStream name
+  std::string from;      ///< pinned base image reference
+  std::string tag;       ///< ImageStream tag
+  std::string registry;  ///< where the built image is pushed (Kubernetes, Slurm), "" for none
   std::vector<std::string> apt;
   std::vector<std::string> pip;
   std::vector<std::string> tools;  ///< "code-server", "jupyter", "debugpy", "tensorboard"
@@ -149,6 +176,8 @@ struct Env {
   std::map<std::string, std::string> labels;
   int master_port = 29500;
   int rdzv_port = 29400;
+  std::string queue;           ///< Kueue LocalQueue, "" for none
+  std::string priority;        ///< Kueue WorkloadPriorityClass, "" for none
   SourceRange range;           ///< the declaration
   SourceRange services_range;  ///< the `services` value, or the declaration
 };

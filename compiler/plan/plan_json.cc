@@ -46,8 +46,9 @@ YAML::Node optional_list(const YAML::Node& node, const char* key) {
 std::vector<PlanAction> derived_actions(const std::vector<PlanObject>& objects) {
   std::vector<PlanAction> out;
   for (const PlanObject& object : objects) {
-    if (object.kind == "BuildConfig") out.push_back({"build", object.address, object.name, "", ""});
-    if (object.kind == "StatefulSet") out.push_back({"rollout", object.address, "", "", ""});
+    if (object.kind == "BuildConfig")
+      out.push_back({"build", object.address, object.name, "", "", ""});
+    if (object.kind == "StatefulSet") out.push_back({"rollout", object.address, "", "", "", ""});
   }
   return out;
 }
@@ -70,13 +71,19 @@ void read_additions(const YAML::Node& root, PlanManifest& plan) {
     return;
   }
   for (const YAML::Node& item : actions) {
-    PlanAction action{
-        text_of(item, "action"), text_of(item, "after"), optional_text(item, "build_config", ""),
-        optional_text(item, "image_stream_tag", ""), optional_text(item, "image", "")};
-    if (action.action != "build" && action.action != "rollout" && action.action != "complete")
+    PlanAction action{text_of(item, "action"),
+                      text_of(item, "after"),
+                      optional_text(item, "build_config", ""),
+                      optional_text(item, "image_stream_tag", ""),
+                      optional_text(item, "image", ""),
+                      optional_text(item, "dockerfile", "")};
+    if (action.action != "build" && action.action != "push" && action.action != "rollout" &&
+        action.action != "complete")
       throw std::runtime_error("unknown action `" + action.action + "`");
     if (action.action == "build" && action.build_config.empty())
       throw std::runtime_error("build action without `build_config`");
+    if (action.action == "push" && (action.image.empty() || action.dockerfile.empty()))
+      throw std::runtime_error("push action without `image` and `dockerfile`");
     auto named = [&](const PlanObject& object) { return object.address == action.after; };
     if (std::none_of(plan.objects.begin(), plan.objects.end(), named))
       throw std::runtime_error("action `" + action.action + "` after `" + action.after +
@@ -97,7 +104,9 @@ std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& 
       throw std::runtime_error("unknown format_version " + std::to_string(plan.format_version));
     }
     plan.compiler_version = text_of(root, "compiler_version");
-    plan.target = text_of(root, "target");
+    // `target` before plans named the platform; those were all OpenShift's.
+    plan.platform = root["platform"] ? text_of(root, "platform") : text_of(root, "target");
+    if (plan.platform.empty()) plan.platform = "openshift";
     plan.source = text_of(root, "source");
     plan.cluster = text_of(root, "cluster");
     plan.env = text_of(root, "env");

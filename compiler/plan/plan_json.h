@@ -45,18 +45,20 @@ struct PlanGrant {
 
 /// A post-apply action, run right after the object named by `after`.
 struct PlanAction {
-  std::string action;            ///< "build", "rollout" or "complete"
+  std::string action;            ///< "build", "push", "rollout" or "complete"
   std::string after;             ///< `Kind/name` of an object of the env
   std::string build_config;      ///< build: the BuildConfig to start
   std::string image_stream_tag;  ///< build: `stream:tag` holding the built image
-  std::string image;  ///< build: the image reference workloads name, replaced by the digest
+  std::string image;       ///< build: the image reference workloads name, replaced by the digest;
+                           ///< push: the image built and pushed
+  std::string dockerfile;  ///< push: the Dockerfile, relative to the plan directory
 };
 
 /// The parsed plan.json of one env directory.
 struct PlanManifest {
   int format_version = 0;
   std::string compiler_version;
-  std::string target;
+  std::string platform;  ///< "openshift" or "kubernetes": which objects and actions to expect
   std::string source;
   std::string cluster;
   std::string env;

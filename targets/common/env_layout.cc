@@ -69,7 +69,10 @@ EnvLayout make_layout(const ir::Env& env) {
   const bool rdma = env.transport == ir::Transport::rdma && env.cluster.network.rdma;
   l.rdma_attached = rdma;
   l.root_with_ipc_lock = rdma && !env.cluster.security.unlimited_memlock;
-  if (l.root_with_ipc_lock) {
+  if (env.cluster.platform != ir::Platform::openshift) {
+    // SecurityContextConstraints are OpenShift's; elsewhere the namespace's Pod Security level
+    // admits the pods.
+  } else if (l.root_with_ipc_lock) {
     l.custom_scc = env.cluster.security.scc.empty();
     l.scc = l.custom_scc ? kIpcLockScc : env.cluster.security.scc;
   } else {

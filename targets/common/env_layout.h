@@ -39,7 +39,7 @@ struct EnvLayout {
   std::string headless_service;  ///< `<env>-headless`
   std::string service_account;   ///< `cluster.security.service_account` or `<env>-sa`
   std::string boot_config_map;   ///< `<env>-boot`
-  std::string scc;               ///< the one SCC the env's pods may use
+  std::string scc;               ///< the one SCC the env's pods may use; "" off OpenShift
   bool custom_scc = false;       ///< the SCC is emitted by the compiler (RDMA, none named)
   /// The main container runs as UID 0 with IPC_LOCK added: RDMA on a runtime that does not
   /// already grant unlimited memlock (a capability added to a non-root UID is not effective).

@@ -3,18 +3,35 @@
 
 namespace mlenv::target::kube {
 
-std::string boot_json(const EnvLayout& layout) {
+BootPlacement pod_placement(const EnvLayout& layout) {
+  // An Indexed Job's pod hostname is `<job>-<index>` and with `subdomain` it resolves as
+  // `<hostname>.<subdomain>.<namespace>.svc`, as a StatefulSet pod does
+  // (https://kubernetes.io/docs/concepts/workloads/controllers/job/#completion-mode).
+  BootPlacement placement;
+  placement.rank_env = layout.is_job ? "JOB_COMPLETION_INDEX" : "";
+  placement.rendezvous_host =
+      layout.workload + "-0." + layout.headless_service + "." + layout.namespace_name + ".svc";
+  return placement;
+}
+
+std::string boot_json(const EnvLayout& layout, const BootPlacement& placement) {
   const ir::Env& env = *layout.env;
   Value doc = Value::map();
-  doc.set("format_version", 2);
+  doc.set("format_version", 3);
   doc.set("job", layout.dir);
-  doc.set("workload", layout.workload);
-  doc.set("headless_service", layout.headless_service);
-  doc.set("namespace", layout.namespace_name);
+  Value& rank = doc.set("rank", Value::map());
+  if (placement.rank_env.empty()) {
+    rank.set("hostname_ordinal", true);
+  } else {
+    rank.set("env", placement.rank_env);
+  }
+  Value& rendezvous = doc.set("rendezvous", Value::map());
+  rendezvous.set("host", placement.rendezvous_host);
+  rendezvous.set("host_env", placement.rendezvous_host_env);
+  rendezvous.set("port", env.rdzv_port);
   doc.set("nnodes", env.nodes);
   doc.set("nproc_per_node", env.nproc_per_node > 0 ? env.nproc_per_node : std::max(env.gpus, 1));
   doc.set("gpus_per_node", env.gpus);
-  doc.set("rdzv_port", env.rdzv_port);
   doc.set("master_port", env.master_port);
   bool rdma = env.transport == ir::Transport::rdma && env.cluster.network.rdma.has_value();
   doc.set("transport", !rdma ? "tcp" : env.transport_auto ? "auto" : "rdma");

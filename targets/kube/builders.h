@@ -29,8 +29,20 @@ std::vector<Object> shared_claims(const EnvLayout& layout);
 /// The StatefulSet's volumeClaimTemplates (`per_pod` storage mode); empty for `rwx`.
 Value claim_templates(const EnvLayout& layout);
 
-/// The boot.json document (runtime/BOOT_CONFIG.md, format version 1).
-std::string boot_json(const EnvLayout& layout);
+/// Where mlenv-boot finds its rank and rank 0 (boot.json `rank` and `rendezvous`): the target
+/// knows how its scheduler names pods and ranks them; the runtime assumes nothing.
+struct BootPlacement {
+  std::string rank_env;  ///< the variable holding the node rank; "" for the hostname's ordinal
+  std::string rendezvous_host;      ///< rank 0's address, or "" when `rendezvous_host_env`
+  std::string rendezvous_host_env;  ///< the variable holding rank 0's address
+};
+
+/// The placement of a StatefulSet (rank from the hostname ordinal) or an Indexed Job
+/// (JOB_COMPLETION_INDEX): rank 0 is `<workload>-0.<headless>.<namespace>.svc` for both.
+BootPlacement pod_placement(const EnvLayout& layout);
+
+/// The boot.json document (runtime/BOOT_CONFIG.md, format version 3).
+std::string boot_json(const EnvLayout& layout, const BootPlacement& placement);
 /// The ConfigMap `<env>-boot` holding boot.json.
 Object boot_config_map(const EnvLayout& layout, const std::string& boot_json);
 
@@ -46,7 +58,8 @@ std::vector<Object> network_attachments(const EnvLayout& layout);
 std::string networks_annotation(const EnvLayout& layout);
 /// SR-IOV device-plugin resources the pod requests: one unit per rail.
 std::map<std::string, int> rail_resources(const EnvLayout& layout);
-/// Default-deny ingress except `ingress_peer` to the proxy ports and the env's pods to each other.
+/// Default-deny ingress except `ingress_peer` to the proxy ports (none when it is null or the
+/// env exposes nothing) and the env's pods to each other.
 Object network_policy(const EnvLayout& layout, Value ingress_peer);
 
 /// The pod template every workload of the env runs: mlenv-boot, the sidecars, the volumes.
@@ -55,6 +68,17 @@ Value pod_template(const EnvLayout& layout, const PodExtras& extras);
 Object statefulset(const EnvLayout& layout, const PodExtras& extras);
 /// The Indexed Job of a run: one pod per node that finishes, restarted only as a gang.
 Object job(const EnvLayout& layout, const PodExtras& extras);
+/// The replicated job of a run's JobSet: its pods are `<jobset>-node-0-<rank>`.
+inline constexpr const char* kJobSetReplicatedJob = "node";
+/// The JobSet of a run on Kubernetes (jobset.x-k8s.io/v1alpha2): one replicated Indexed Job of
+/// `nodes` pods with DNS hostnames, restarted as a gang `restarts` times; `labels` on the JobSet
+/// (Kueue's queue and priority go there).
+Object jobset(const EnvLayout& layout, const PodExtras& extras,
+              const std::map<std::string, std::string>& labels);
+/// Rank 0's DNS name in a run's JobSet.
+std::string jobset_rank0_host(const EnvLayout& layout);
+/// The pod template of a StatefulSet, Job or JobSet (its first replicated job), or nullptr.
+const Value* pod_template_of(const Object& workload);
 /// The env's workload: a Job for a run, a StatefulSet for a dev env.
 Object workload(const EnvLayout& layout, const PodExtras& extras);
 

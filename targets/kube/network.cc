@@ -75,7 +75,7 @@ Object network_policy(const EnvLayout& layout, Value ingress_peer) {
   spec.set("podSelector", Value::map()).set("matchLabels", string_map(layout.selector));
   spec.set("policyTypes", Value::strings({"Ingress"}));
   Value& ingress = spec.set("ingress", Value::seq());
-  if (!layout.services.empty()) {
+  if (!layout.services.empty() && ingress_peer.kind() != Value::Kind::Null) {
     Value& from_router = ingress.push(Value::map());
     from_router.set("from", Value::seq()).push(std::move(ingress_peer));
     Value& ports = from_router.set("ports", Value::seq());

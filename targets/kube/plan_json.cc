@@ -29,7 +29,7 @@ std::string plan_json(const EnvLayout& layout, const PlanContext& context,
   Value doc = Value::map();
   doc.set("format_version", 1);
   doc.set("compiler_version", kCompilerVersion);
-  doc.set("target", context.target);
+  doc.set("platform", context.platform);
   doc.set("source", context.source);
   doc.set("cluster", layout.cluster);
   doc.set("env", env.name);

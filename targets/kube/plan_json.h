@@ -26,9 +26,9 @@ struct PlannedFile {
 
 /// The program-wide part of every plan.json.
 struct PlanContext {
-  std::string target;  ///< "openshift"
-  std::string source;  ///< the root .mlenv file as given to the compiler
-  Value inputs;        ///< [{path, sha256}] sorted by path, computed once per program
+  std::string platform;  ///< the cluster's platform, "openshift" or "kubernetes"
+  std::string source;    ///< the root .mlenv file as given to the compiler
+  Value inputs;          ///< [{path, sha256}] sorted by path, computed once per program
 };
 
 /// What apply does for the env besides applying its objects, as data (PLAN_JSON.md): the

@@ -1,5 +1,9 @@
 #include "targets/kube/builders.h"
 
+#include <optional>
+
+#include "targets/kube/rules.h"
+
 namespace mlenv::target::kube {
 namespace {
 
@@ -252,19 +256,20 @@ Object statefulset(const EnvLayout& layout, const PodExtras& extras) {
   return o;
 }
 
-Object job(const EnvLayout& layout, const PodExtras& extras) {
+namespace {
+
+// The spec of the Indexed Job whose pods are the run's nodes, for a Job of its own and for the
+// one replicated job of a JobSet. `backoff_limit` counts failed pods (batch/v1 JobSpec).
+// `ttl` (seconds) is the Job's own ttlSecondsAfterFinished; a JobSet's is the JobSet's.
+Value indexed_job_spec(const EnvLayout& layout, const PodExtras& extras, int backoff_limit,
+                       std::optional<std::int64_t> ttl) {
   const ir::Env& env = *layout.env;
-  Object o = make_object("batch/v1", "Job", layout.workload, layout.namespace_name, layout.labels);
-  o.order = ApplyOrder::Workload;
-  Value& spec = o.body.set("spec", Value::map());
+  Value spec = Value::map();
   // One pod per node, all at once: the rendezvous waits for every node.
   spec.set("completionMode", "Indexed");
   spec.set("completions", env.nodes);
   spec.set("parallelism", env.nodes);
-  // A failed node makes mlenv-boot end every node, so one gang failure is `nodes` pod
-  // failures: `restarts` gang restarts are that many failures each (batch/v1 JobSpec
-  // backoffLimit counts failed pods).
-  spec.set("backoffLimit", env.restarts * env.nodes);
+  spec.set("backoffLimit", backoff_limit);
   // A replacement pod starts only once the failed one is gone, so no index ever runs twice
   // with the same hostname (KEP-3939).
   spec.set("podReplacementPolicy", "Failed");
@@ -281,9 +286,72 @@ Object job(const EnvLayout& layout, const PodExtras& extras) {
   Value& disrupted = rules.push(Value::map());
   disrupted.set("action", "Ignore");
   disrupted.set("onPodConditions", Value::seq()).push(Value::map()).set("type", "DisruptionTarget");
-  if (env.ttl_seconds) spec.set("ttlSecondsAfterFinished", *env.ttl_seconds);
+  if (ttl) spec.set("ttlSecondsAfterFinished", *ttl);
   spec.set("template", pod_template(layout, extras));
+  return spec;
+}
+
+}  // namespace
+
+Object job(const EnvLayout& layout, const PodExtras& extras) {
+  const ir::Env& env = *layout.env;
+  Object o = make_object("batch/v1", "Job", layout.workload, layout.namespace_name, layout.labels);
+  o.order = ApplyOrder::Workload;
+  // A failed node makes mlenv-boot end every node, so one gang failure is `nodes` pod
+  // failures: `restarts` gang restarts are that many failures each.
+  o.body.set("spec", indexed_job_spec(layout, extras, env.restarts * env.nodes, env.ttl_seconds));
   return o;
+}
+
+std::string jobset_rank0_host(const EnvLayout& layout) {
+  // `<jobset>-<replicated job>-<job index>-<pod index>.<subdomain>` (kubernetes-sigs/jobset,
+  // site/static/examples/simple/jobset-with-network.yaml), in the env's namespace.
+  return layout.workload + "-" + kJobSetReplicatedJob + "-0-0." + layout.headless_service + "." +
+         layout.namespace_name + ".svc";
+}
+
+Object jobset(const EnvLayout& layout, const PodExtras& extras,
+              const std::map<std::string, std::string>& labels) {
+  const ir::Env& env = *layout.env;
+  Object o = make_object("jobset.x-k8s.io/v1alpha2", "JobSet", layout.workload,
+                         layout.namespace_name, labels);
+  o.order = ApplyOrder::Workload;
+  Value& spec = o.body.set("spec", Value::map());
+  // Pods resolve as `<jobset>-node-0-<index>.<subdomain>`; the env's headless Service is the
+  // subdomain (the JobSet controller creates none when it exists), published before readiness.
+  Value& network = spec.set("network", Value::map());
+  network.set("enableDNSHostnames", true);
+  network.set("subdomain", layout.headless_service);
+  network.set("publishNotReadyAddresses", true);
+  // Any failed pod fails the Job (backoffLimit 0) and the JobSet restarts every node together,
+  // `restarts` times; mlenv-boot's config and transport errors (the Job's PodFailurePolicy)
+  // fail it at once.
+  Value& failure = spec.set("failurePolicy", Value::map());
+  failure.set("maxRestarts", env.restarts);
+  Value& rule = failure.set("rules", Value::seq()).push(Value::map());
+  rule.set("name", "mlenv-boot-fatal");
+  rule.set("action", "FailJobSet");
+  rule.set("onJobFailureReasons", Value::strings({"PodFailurePolicy"}));
+  spec.set("successPolicy", Value::map()).set("operator", "All");
+  Value& replicated = spec.set("replicatedJobs", Value::seq()).push(Value::map());
+  replicated.set("name", kJobSetReplicatedJob);
+  replicated.set("replicas", 1);
+  replicated.set("template", Value::map())
+      .set("spec", indexed_job_spec(layout, extras, 0, std::nullopt));
+  if (env.ttl_seconds) spec.set("ttlSecondsAfterFinished", *env.ttl_seconds);
+  return o;
+}
+
+const Value* pod_template_of(const Object& workload) {
+  const Value* spec = workload.body.find("spec");
+  if (!spec) return nullptr;
+  if (workload.kind == "JobSet") {
+    const Value* jobs = spec->find("replicatedJobs");
+    if (!jobs || jobs->size() == 0) return nullptr;
+    spec = value_at(jobs->items()[0], {"template", "spec"});
+    if (!spec) return nullptr;
+  }
+  return spec->find("template");
 }
 
 Object workload(const EnvLayout& layout, const PodExtras& extras) {

@@ -132,6 +132,8 @@ std::string Validator::add_crd(const std::string& text) {
   std::string kind = child(child(spec, "names"), "kind").as<std::string>("");
   if (group.empty() || kind.empty()) return "not a CustomResourceDefinition";
   for (const YAML::Node& v : child(spec, "versions")) {
+    // An API server accepts objects only of the versions it serves.
+    if (!child(v, "served").as<bool>(false)) continue;
     YAML::Node schema = child(child(v, "schema"), "openAPIV3Schema");
     if (schema.IsMap())
       crd_roots_[gvk_key(group, child(v, "name").as<std::string>(""), kind)] = schema;

@@ -24,7 +24,8 @@ class Validator {
  public:
   /// Adds an OpenAPI v2 document (JSON or YAML text). Returns "" or why it was rejected.
   std::string add_document(const std::string& text);
-  /// Adds every served version of a CustomResourceDefinition (YAML). Returns "" or an error.
+  /// Adds the openAPIV3Schema of every served version of a CustomResourceDefinition (YAML):
+  /// any CRD, read generically. Returns "" or an error.
   std::string add_crd(const std::string& text);
   /// Adds a file: a CRD when it says `kind: CustomResourceDefinition`, else an OpenAPI document.
   std::string add_file(const std::string& path);

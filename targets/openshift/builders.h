@@ -1,6 +1,6 @@
 #pragma once
 // Builders of the OpenShift-only objects of an env: the IPC_LOCK SCC and its grant, Routes,
-// the oauth-proxy sidecars, ImageStream, BuildConfig and the Dockerfile.
+// the oauth-proxy sidecars, ImageStream and BuildConfig.
 
 #include <map>
 #include <string>
@@ -34,11 +34,6 @@ std::string internal_image(const EnvLayout& layout);
 Object image_stream(const EnvLayout& layout);
 /// The binary-source Docker BuildConfig: `oc start-build <image> --from-dir=<output root>`.
 Object build_config(const EnvLayout& layout);
-/// The Dockerfile: a build stage compiling mlenv-boot from `_runtime/`, then the image.
-std::string dockerfile(const EnvLayout& layout);
-
-/// Where the compiler writes the runtime sources for image builds, relative to the output root.
-inline constexpr const char* kRuntimeDir = "_runtime";
 /// The oauth-proxy image, pinned by tag (its own sample manifest uses `latest`; SEC-11).
 inline constexpr const char* kOauthProxyImage =
     "registry.redhat.io/openshift4/ose-oauth-proxy-rhel9:v4.17";

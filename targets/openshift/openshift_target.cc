@@ -5,12 +5,13 @@
 #include <set>
 
 #include "compiler/base/parallel.h"
-#include "compiler/base/sha256.h"
+#include "targets/common/assembly.h"
+#include "targets/common/dockerfile.h"
 #include "targets/common/yaml_writer.h"
-#include "targets/kube/plan_json.h"
+#include "targets/kube/env_output.h"
+#include "targets/kube/rules.h"
 #include "targets/openshift/builders.h"
 #include "targets/openshift/rules.h"
-#include "targets/runtime_sources.h"
 
 namespace mlenv::target::openshift {
 namespace {
@@ -18,79 +19,6 @@ namespace {
 void append(std::vector<Object>& to, std::vector<Object> from) {
   for (Object& o : from) to.push_back(std::move(o));
 }
-
-// Objects several envs emit (Object::shared), by where they live on the API server: each must
-// have the same bytes wherever it is emitted (E0413, reported once per object).
-class SharedObjects {
- public:
-  /// Whether this is the first env to emit the object.
-  bool add(const EnvLayout& layout, const std::string& address, const std::string& bytes,
-           Diagnostics& diagnostics) {
-    std::string key = layout.env->cluster.api + " " + layout.namespace_name + " " + address;
-    auto [first, added] = seen_.try_emplace(std::move(key), First{layout.env, bytes, false});
-    if (added || first->second.bytes == bytes || first->second.reported) return added;
-    report_shared_conflict(address, layout.namespace_name, *layout.env, *first->second.env,
-                           diagnostics);
-    first->second.reported = true;
-    return false;
-  }
-
- private:
-  struct First {
-    const ir::Env* env;
-    std::string bytes;
-    bool reported;
-  };
-  std::map<std::string, First> seen_;
-};
-
-// A cluster's `_admin/` objects: every env of the cluster emits them; one copy is written.
-struct ClusterAdmin {
-  std::vector<File> files;  ///< in first-seen order
-  std::set<std::string> addresses;
-};
-
-// A line for people about `subject` (an env directory), grouped with the same text of others.
-struct Note {
-  std::string subject;
-  std::string text;
-};
-
-// One line per distinct note, naming the envs it concerns (a fleet's 10,000 envs that fall back
-// to TCP on one cluster make one line, not 10,000).
-std::vector<std::string> grouped(const std::vector<Note>& notes) {
-  constexpr std::size_t kNamed = 5;
-  std::map<std::string, std::vector<std::string>> by_text;
-  for (const Note& note : notes) by_text[note.text].push_back(note.subject);
-  std::vector<std::string> out;
-  for (auto& [text, subjects] : by_text) {
-    std::sort(subjects.begin(), subjects.end());
-    subjects.erase(std::unique(subjects.begin(), subjects.end()), subjects.end());
-    if (subjects.size() == 1 && subjects[0].empty()) {
-      out.push_back(text);
-      continue;
-    }
-    std::string line;
-    for (std::size_t i = 0; i < subjects.size() && i < kNamed; ++i) {
-      line += (i ? ", " : "") + subjects[i];
-    }
-    if (subjects.size() > kNamed) {
-      line += " and " + std::to_string(subjects.size() - kNamed) + " more";
-    }
-    out.push_back(line + ": " + text);
-  }
-  return out;
-}
-
-// What one env renders, before the program-wide merge.
-struct EnvOutput {
-  std::vector<File> files;  ///< `<cluster>/<env>/...`, its objects first, in apply order
-  std::size_t objects = 0;  ///< how many of `files` are objects
-  std::vector<std::pair<std::string, File>> admin;          ///< (address, `_admin/` file)
-  std::vector<std::pair<std::string, std::size_t>> shared;  ///< (address, index in files)
-  std::vector<Note> notes;
-  Diagnostics diagnostics;
-};
 
 }  // namespace
 
@@ -135,21 +63,25 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
   return objects;
 }
 
-void OpenShiftTarget::check(const ir::Program& program, Diagnostics& diagnostics) const {
+std::vector<std::string> OpenShiftTarget::check(const ir::Program& program,
+                                                Diagnostics& diagnostics) const {
   // The rules a program can break. check_rails and check_routes guard the target's own
   // objects (no program reaches them), so they run only where objects are built: render.
   // Of the shared objects only attachments can disagree: ServiceAccounts are merged.
   SharedObjects shared;
   for (const ir::Env& env : program.envs) {
-    check_pinned_image(env, diagnostics);
+    kube::check_pinned_image(env, diagnostics);
     check_exposure(env, diagnostics);
     EnvLayout layout = make_layout(env);
-    check_names(layout, diagnostics);
+    kube::check_names(layout, diagnostics);
     check_layout(layout, diagnostics);
     for (const Object& o : kube::network_attachments(layout)) {
       shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
     }
   }
+  // What the platform team must apply or grant is printed by `build` and `plan`, with the
+  // objects it concerns.
+  return {};
 }
 
 namespace {
@@ -207,51 +139,23 @@ EnvOutput render_env(const EnvLayout& layout,
                      const std::map<std::string, std::string>& account_annotations,
                      const kube::PlanContext& context, bool tree) {
   const ir::Env& env = *layout.env;
-  EnvOutput out;
-  check_pinned_image(env, out.diagnostics);
-  check_exposure(env, out.diagnostics);
-  check_names(layout, out.diagnostics);
-  check_layout(layout, out.diagnostics);
-  std::string boot = kube::boot_json(layout);
+  Diagnostics diagnostics;
+  kube::check_pinned_image(env, diagnostics);
+  check_exposure(env, diagnostics);
+  kube::check_names(layout, diagnostics);
+  check_layout(layout, diagnostics);
+  std::string boot = kube::boot_json(layout, kube::pod_placement(layout));
   std::vector<Object> objects = env_objects(layout, boot, account_annotations);
-  check_rails(layout, objects, out.diagnostics);
-  check_routes(env, objects, out.diagnostics);
+  kube::check_rails(layout, objects, diagnostics);
+  check_routes(env, objects, diagnostics);
 
-  std::vector<kube::PlannedObject> planned;
-  std::vector<kube::PlannedFile> listed;
-  std::vector<std::string> resources;
-  for (const Object& o : objects) {
-    std::string file = o.file_name();
-    std::string bytes = to_yaml(o.body);
-    std::string sha = tree ? sha256_hex(bytes) : "";
-    if (o.admin) {
-      planned.push_back({&o, "../_admin/" + file, std::move(sha)});
-      out.admin.push_back({o.address(), {layout.cluster + "/_admin/" + file, std::move(bytes)}});
-      continue;
-    }
-    if (o.shared) out.shared.emplace_back(o.address(), out.files.size());
-    if (tree) {
-      planned.push_back({&o, file, sha});
-      listed.push_back({file, std::move(sha)});
-      resources.push_back(file);
-    }
-    out.files.push_back({layout.dir + "/" + file, std::move(bytes)});
-  }
-  out.objects = out.files.size();
-  if (tree) {
-    auto add_file = [&](std::string name, std::string bytes) {
-      listed.push_back({name, sha256_hex(bytes)});
-      out.files.push_back({layout.dir + "/" + name, std::move(bytes)});
-    };
-    add_file("Dockerfile", dockerfile(layout));
-    add_file("boot.json", std::move(boot));
-    add_file("kustomization.yaml", kube::kustomization(resources));
-    std::sort(listed.begin(), listed.end(),
-              [](const auto& a, const auto& b) { return a.path < b.path; });
-    out.files.push_back({layout.dir + "/plan.json",
-                         kube::plan_json(layout, context, planned, listed, plan_steps(layout))});
-  }
-
+  EnvOutput out = kube::env_output(
+      layout, objects,
+      {{"Dockerfile",
+        dockerfile(layout, "oc start-build " + layout.image_stream + " --from-dir=<output root>")},
+       {"boot.json", std::move(boot)}},
+      plan_steps(layout), context, tree);
+  out.diagnostics = std::move(diagnostics);
   out.notes = env_notes(layout);
   return out;
 }
@@ -262,7 +166,7 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
                                Scope scope) const {
   const bool tree = scope == Scope::Tree;
   kube::PlanContext context;
-  context.target = "openshift";
+  context.platform = "openshift";
   context.source = program.source;
   if (tree) context.inputs = kube::plan_inputs(program.inputs);
 
@@ -292,70 +196,7 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
                    context, tree);
   });
 
-  Output out;
-  std::vector<std::size_t> stream;  // env object files, in apply order within each env
-  std::vector<Note> notes;
-  std::map<std::string, ClusterAdmin> admin;
-  SharedObjects shared;
-  for (std::size_t i = 0; i < n; ++i) {
-    EnvOutput& env = rendered[i];
-    diagnostics.append(env.diagnostics);
-    std::set<std::size_t> repeated;  // shared objects an earlier env put in the stream
-    for (const auto& [address, index] : env.shared) {
-      if (!shared.add(layouts[i], address, env.files[index].content, diagnostics)) {
-        repeated.insert(index);
-      }
-    }
-    for (auto& [address, file] : env.admin) {
-      ClusterAdmin& cluster_admin = admin[layouts[i].cluster];
-      if (cluster_admin.addresses.insert(address).second) {
-        cluster_admin.files.push_back(std::move(file));
-      }
-    }
-    for (std::size_t k = 0; k < env.files.size(); ++k) {
-      if (k < env.objects && repeated.count(k) == 0) stream.push_back(out.files.size());
-      out.files.push_back(std::move(env.files[k]));
-    }
-    notes.insert(notes.end(), env.notes.begin(), env.notes.end());
-    env = EnvOutput();  // its memory is not needed twice
-  }
-
-  // Cluster-scoped objects first in the stream, once per cluster; then env objects in order.
-  std::vector<std::size_t> admin_stream;
-  for (auto& [cluster, a] : admin) {
-    std::vector<std::string> resources;
-    for (File& f : a.files) {
-      resources.push_back(f.path.substr(cluster.size() + 8));  // strip `<cluster>/_admin/`
-      admin_stream.push_back(out.files.size());
-      out.files.push_back(std::move(f));
-    }
-    if (tree) {
-      out.files.push_back({cluster + "/_admin/kustomization.yaml", kube::kustomization(resources)});
-    }
-  }
-  if (tree && !program.envs.empty()) {
-    for (const auto& [path, bytes] : runtime_sources()) {
-      out.files.push_back({std::string(kRuntimeDir) + "/" + std::string(path), std::string(bytes)});
-    }
-  }
-
-  // Sort files by path, remapping the stream indices.
-  std::vector<std::size_t> order(out.files.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return out.files[a].path < out.files[b].path; });
-  std::vector<std::size_t> where(order.size());
-  std::vector<File> sorted;
-  sorted.reserve(order.size());
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    where[order[i]] = i;
-    sorted.push_back(std::move(out.files[order[i]]));
-  }
-  out.files = std::move(sorted);
-  for (std::size_t i : admin_stream) out.stream.push_back(where[i]);
-  for (std::size_t i : stream) out.stream.push_back(where[i]);
-  out.notes = grouped(notes);
-  return out;
+  return assemble(layouts, std::move(rendered), tree, diagnostics);
 }
 
 }  // namespace mlenv::target::openshift

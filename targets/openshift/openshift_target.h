@@ -11,7 +11,8 @@ class OpenShiftTarget : public Target {
  public:
   std::string_view name() const override { return "openshift"; }
   Output render(const ir::Program& program, Diagnostics& diagnostics, Scope scope) const override;
-  void check(const ir::Program& program, Diagnostics& diagnostics) const override;
+  std::vector<std::string> check(const ir::Program& program,
+                                 Diagnostics& diagnostics) const override;
 };
 
 /// The objects of one env in apply order (cluster-scoped ones included, marked `admin`);

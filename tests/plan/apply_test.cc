@@ -644,5 +644,80 @@ TEST_CASE("ApplySet identities include the program", "[apply]") {
   CHECK(applied_json(read_file(f.log), "StatefulSet").find(new_id) != std::string::npos);
 }
 
+// The typical env as the Kubernetes target plans a run: no OpenShift objects, a push of the
+// image after the ServiceAccount and a JobSet waited for until it completes.
+void make_kubernetes_run(ApplyFixture& f) {
+  std::vector<FakeObject> kept;
+  for (FakeObject& o : f.env.objects) {
+    if (o.kind == "ServiceAccount" || o.kind == "ConfigMap" || o.kind == "Service")
+      kept.push_back(o);
+  }
+  kept.push_back(
+      {"jobset.x-k8s.io/v1alpha2", "JobSet", "trainer",
+       "spec:\n  replicatedJobs:\n  - name: node\n    template:\n      spec:\n"
+       "        template:\n          spec:\n            containers:\n"
+       "            - name: mlenv\n              image: registry.example.com/ml/trainer:v1\n",
+       7, false});
+  f.env.objects = kept;
+  f.env.platform = "kubernetes";
+  f.env.env_kind = "run";
+  f.env.secrets.clear();
+  f.env.grants.clear();
+  f.env.actions = {
+      "{\"action\": \"push\", \"after\": \"ServiceAccount/ml-dev-env-sa\", "
+      "\"image\": \"registry.example.com/ml/trainer:v1\", "
+      "\"dockerfile\": \"barcelona/ml-dev-env/Dockerfile\"}",
+      "{\"action\": \"complete\", \"after\": \"JobSet/trainer\"}"};
+  f.commit_plan();
+}
+
+TEST_CASE("off OpenShift apply builds and pushes with the image builder, and waits for the JobSet",
+          "[apply]") {
+  ApplyFixture f;
+  std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/podman");
+  make_kubernetes_run(f);
+  f.reply({"get jobset|0|Completed"}, true);
+  ApplyRequest request;
+  request.steps.wait = true;
+  request.poll_ms = 10;
+  REQUIRE(f.apply(request) == 0);
+  std::vector<std::string> commands = f.commands();
+  // plan.json's platform picks kubectl first; nothing needs oc.
+  CHECK(count(commands, "oc ") == 0);
+  auto build = std::find_if(commands.begin(), commands.end(),
+                            [](const std::string& c) { return c.starts_with("podman build -f "); });
+  REQUIRE(build != commands.end());
+  // The context is the plan directory: the env's Dockerfile and `_runtime/`.
+  CHECK(*build ==
+        "podman build -f $TMP/plans/barcelona/ml-dev-env/Dockerfile -t "
+        "registry.example.com/ml/trainer:v1 $TMP/plans");
+  CHECK(*(build + 1) == "podman push registry.example.com/ml/trainer:v1");
+  // The image is pushed before the JobSet that runs it is applied.
+  auto jobset = std::find_if(commands.begin(), commands.end(), [](const std::string& c) {
+    return c.starts_with("kubectl get jobset trainer");
+  });
+  REQUIRE(jobset != commands.end());
+  CHECK(build < jobset);
+  // JobSetConditionType Completed ends the wait (jobset.x-k8s.io/v1alpha2).
+  CHECK(f.out.find("JobSet/trainer: Complete\n") != std::string::npos);
+  // The same plan again pushes nothing: neither the Dockerfile nor _runtime/ changed.
+  REQUIRE(f.apply() == 0);
+  CHECK(count(f.commands(), "podman") == 0);
+}
+
+TEST_CASE("without podman, buildah or docker apply prints the image build to run", "[apply]") {
+  ApplyFixture f;
+  make_kubernetes_run(f);
+  const std::string saved = getenv("PATH");
+  setenv("PATH", (f.dir.path() + "/.bin").c_str(), 1);  // the stand-ins only
+  const int status = f.apply();
+  setenv("PATH", saved.c_str(), 1);
+  REQUIRE(status == 0);
+  CHECK(f.out.find("$ podman build -f ") != std::string::npos);
+  CHECK(f.out.find("(no podman, buildah or docker on PATH: run it where one is)") !=
+        std::string::npos);
+  CHECK(count(f.commands(), "podman") == 0);
+}
+
 }  // namespace
 }  // namespace mlenv::plan

@@ -293,9 +293,10 @@ target::Output render(const std::vector<FakeEnv>& envs) {
   for (const FakeEnv& env : envs) {
     const std::string dir = env.cluster + "/" + env.env + "/";
     std::ostringstream json;
-    json << "{\n  \"format_version\": 1,\n  \"compiler_version\": \"0.1.0\",\n  \"target\": "
-            "\"openshift\",\n"
-         << "  \"source\": \"" << env.source << "\",\n  \"cluster\": \"" << env.cluster
+    json << "{\n  \"format_version\": 1,\n  \"compiler_version\": \"0.1.0\",\n  "
+         << (env.platform.empty() ? "\"target\": \"openshift\""
+                                  : "\"platform\": \"" + env.platform + "\"")
+         << ",\n  \"source\": \"" << env.source << "\",\n  \"cluster\": \"" << env.cluster
          << "\",\n  \"env\": \"" << env.env << "\",\n  \"namespace\": \"" << env.namespace_
          << "\",\n  \"transport\": \"rdma\",\n"
          << "  \"transport_note\": \"\",\n  \"inputs\": [";

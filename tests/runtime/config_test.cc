@@ -27,15 +27,13 @@ int error_code(const Json& config) {
 TEST_CASE("config: reads the documented example", "[config]") {
   // The example of runtime/BOOT_CONFIG.md, verbatim.
   const char* text = R"({
-  "format_version": 2,
+  "format_version": 3,
   "job": "barcelona/ml-dev-env",
-  "workload": "ml-dev-env",
-  "headless_service": "ml-dev-env-headless",
-  "namespace": "nccl-test",
+  "rank": {"hostname_ordinal": true},
+  "rendezvous": {"host": "ml-dev-env-0.ml-dev-env-headless.nccl-test.svc", "host_env": "", "port": 29400},
   "nnodes": 2,
   "nproc_per_node": 4,
   "gpus_per_node": 4,
-  "rdzv_port": 29400,
   "master_port": 29500,
   "transport": "rdma",
   "rdma": {
@@ -64,7 +62,11 @@ TEST_CASE("config: reads the documented example", "[config]") {
 })";
   boot::BootConfig config = boot::parse_config(text);
   CHECK(config.job == "barcelona/ml-dev-env");
-  CHECK(config.peer_host(3) == "ml-dev-env-3.ml-dev-env-headless.nccl-test.svc");
+  CHECK(config.rank.hostname_ordinal);
+  CHECK(config.rank.env.empty());
+  CHECK(config.rendezvous.host == "ml-dev-env-0.ml-dev-env-headless.nccl-test.svc");
+  CHECK(config.rendezvous.host_env.empty());
+  CHECK(config.rendezvous.port == 29400);
   CHECK(config.nnodes == 2);
   CHECK(config.nproc_per_node == 4);
   CHECK(config.transport == "rdma");
@@ -103,8 +105,8 @@ TEST_CASE("config: unknown keys are ignored, unknown versions and bad values rej
     overrides.set(key, std::move(value));
     return boot_test::test_config(overrides);
   };
-  CHECK(error_code(with("format_version", 1)) == boot::kExitConfigError);
-  CHECK(error_code(with("format_version", 3)) == boot::kExitConfigError);
+  CHECK(error_code(with("format_version", 2)) == boot::kExitConfigError);
+  CHECK(error_code(with("format_version", 4)) == boot::kExitConfigError);
   CHECK(error_code(with("transport", "auto")) == 0);
   CHECK(error_code(with("launcher", "deepspeed")) == 0);
   CHECK(error_code(with("launcher", "mpirun")) == boot::kExitConfigError);
@@ -112,7 +114,6 @@ TEST_CASE("config: unknown keys are ignored, unknown versions and bad values rej
   CHECK(error_code(with("nnodes", 0)) == boot::kExitConfigError);
   CHECK(error_code(with("nproc_per_node", "4")) == boot::kExitConfigError);
   CHECK(error_code(with("transport", "ib")) == boot::kExitConfigError);
-  CHECK(error_code(with("rdzv_port", 29500)) == boot::kExitConfigError);  // == master_port
   Json gdr = Json::object();
   gdr.set("gdr_level", 5);  // integers meant different things in different NCCL releases
   CHECK(error_code(with("rdma", gdr)) == boot::kExitConfigError);
@@ -129,18 +130,6 @@ TEST_CASE("config: unknown keys are ignored, unknown versions and bad values rej
   }
   CHECK_THROWS_AS(boot::parse_config("{not json"), BootError);
 
-  // Version 1's `statefulset` is not read as `workload`: the key was renamed with the version.
-  Json::Object renamed;
-  Json version1 = boot_test::test_config();
-  for (const auto& [key, value] : version1.as_object()) {
-    renamed.emplace_back(key == "workload" ? "statefulset" : key, value);
-  }
-  try {
-    parse(Json(renamed));
-    FAIL("a config without workload was accepted");
-  } catch (const BootError& error) {
-    CHECK(std::string(error.what()).find("`workload` is missing") != std::string::npos);
-  }
   Json bad_rail = Json::object();
   Json rails = Json::array();
   Json rail = Json::object();
@@ -148,6 +137,67 @@ TEST_CASE("config: unknown keys are ignored, unknown versions and bad values rej
   rails.push(rail);
   bad_rail.set("rails", rails);
   CHECK(error_code(with("rdma", bad_rail)) == boot::kExitConfigError);
+}
+
+namespace {
+
+// The message of the config error `config` raises, "" when it parses.
+std::string error_text(const Json& config) {
+  try {
+    parse(config);
+  } catch (const BootError& error) {
+    CHECK(error.code() == boot::kExitConfigError);
+    return error.what();
+  }
+  return "";
+}
+
+Json with_object(const char* key, std::initializer_list<std::pair<const char*, Json>> members) {
+  Json object = Json::object();
+  for (const auto& [name, value] : members) object.set(name, value);
+  Json overrides = Json::object();
+  overrides.set(key, std::move(object));
+  return boot_test::test_config(overrides);
+}
+
+}  // namespace
+
+TEST_CASE("config: version 3 takes the rank source and rank 0's address from the target",
+          "[config]") {
+  boot::BootConfig slurm = parse(
+      with_object("rendezvous", {{"host", ""}, {"host_env", "MLENV_RDZV_HOST"}, {"port", 29401}}));
+  CHECK(slurm.rendezvous.host_env == "MLENV_RDZV_HOST");
+  CHECK(slurm.rendezvous.port == 29401);
+  CHECK(parse(with_object("rank", {{"env", "SLURM_NODEID"}})).rank.env == "SLURM_NODEID");
+
+  // Exactly one of host and host_env, exactly one rank source; each error names its key.
+  CHECK(error_text(with_object("rendezvous", {{"host", "a"}, {"host_env", "B"}, {"port", 1}}))
+            .find("`rendezvous` needs exactly one of `host` and `host_env`") != std::string::npos);
+  CHECK(error_text(with_object("rendezvous", {{"host", ""}, {"port", 1}}))
+            .find("`rendezvous` needs exactly one") != std::string::npos);
+  CHECK(
+      error_text(with_object("rendezvous", {{"host", "a"}})).find("`rendezvous.port` is missing") !=
+      std::string::npos);
+  CHECK(error_text(with_object("rendezvous", {{"host", "a"}, {"port", 29500}}))
+            .find("`rendezvous.port` must differ from master_port") != std::string::npos);
+  CHECK(error_text(with_object("rank", {})).find("`rank` needs exactly one") != std::string::npos);
+  CHECK(error_text(with_object("rank", {{"env", "X"}, {"hostname_ordinal", true}}))
+            .find("`rank` needs exactly one") != std::string::npos);
+  CHECK(error_text(with_object("rank", {{"hostname_ordinal", "yes"}}))
+            .find("`rank.hostname_ordinal` must be true or false") != std::string::npos);
+  Json not_object = Json::object();
+  not_object.set("rank", "JOB_COMPLETION_INDEX");
+  CHECK(error_text(boot_test::test_config(not_object)).find("`rank` must be an object") !=
+        std::string::npos);
+
+  // Version 2's `workload` does not stand in for `rank`: the keys were replaced with the version.
+  Json::Object version2;
+  const Json version3 = boot_test::test_config();
+  for (const auto& [key, value] : version3.as_object()) {
+    if (key != "rank" && key != "rendezvous") version2.emplace_back(key, value);
+  }
+  version2.emplace_back("workload", Json("env"));
+  CHECK(error_text(Json(version2)).find("`rank` is missing") != std::string::npos);
 }
 
 TEST_CASE("config: durations", "[config]") {

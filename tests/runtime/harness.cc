@@ -72,16 +72,18 @@ std::string slurp(const std::string& path) {
 boot::Json test_config(const boot::Json& overrides) {
   boot::Json timeouts = boot::Json::object();
   timeouts.set("discovery_s", 20).set("rendezvous_s", 20).set("heartbeat_s", 0.5).set("grace_s", 2);
+  boot::Json rank = boot::Json::object();
+  rank.set("env", "JOB_COMPLETION_INDEX");
+  boot::Json rendezvous = boot::Json::object();
+  rendezvous.set("host", "env-0.env-headless.ns.svc").set("host_env", "").set("port", 29400);
   boot::Json config = boot::Json::object();
-  config.set("format_version", 2)
+  config.set("format_version", 3)
       .set("job", "test/env")
-      .set("workload", "env")
-      .set("headless_service", "env-headless")
-      .set("namespace", "ns")
+      .set("rank", rank)
+      .set("rendezvous", rendezvous)
       .set("nnodes", 2)
       .set("nproc_per_node", 1)
       .set("gpus_per_node", 0)
-      .set("rdzv_port", 29400)
       .set("master_port", 29500)
       .set("transport", "tcp")
       .set("timeouts", timeouts)
@@ -110,8 +112,9 @@ BootProcess start_boot(const TempDir& dir, const std::string& tag,
   argv.push_back(nullptr);
 
   std::map<std::string, std::string> environment = boot::read_environ();
-  for (const char* name : {"NODE_RANK", "PET_NODE_RANK", "JOB_COMPLETION_INDEX", "SLURM_NODEID",
-                           "MLENV_JOB_TOKEN", "NCCL_DEBUG", "NCCL_SOCKET_IFNAME"}) {
+  for (const char* name :
+       {"NODE_RANK", "PET_NODE_RANK", "JOB_COMPLETION_INDEX", "SLURM_NODEID", "MLENV_RDZV_HOST",
+        "MLENV_JOB_TOKEN", "NCCL_DEBUG", "NCCL_SOCKET_IFNAME"}) {
     environment.erase(name);
   }
   for (const auto& [name, value] : env) environment[name] = value;

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -328,4 +329,85 @@ TEST_CASE("rendezvous: every node waits at the exit barrier and then succeeds", 
   for (int rank = 0; rank < 4; ++rank) {
     CHECK(boot::path_exists(dir.path() + "/done." + std::to_string(rank)));
   }
+}
+
+namespace {
+
+// A boot.json whose rank and rank 0 come only from what the target wrote (format version 3).
+std::string placed_config(const TempDir& dir, const char* rank_env, const char* host,
+                          const char* host_env, int port) {
+  Json rank = Json::object();
+  rank.set("env", rank_env);
+  Json rendezvous = Json::object();
+  rendezvous.set("host", host).set("host_env", host_env).set("port", port);
+  Json overrides = overrides_for(2);
+  overrides.set("rank", rank).set("rendezvous", rendezvous);
+  return boot_test::write_config(dir, boot_test::test_config(overrides));
+}
+
+// Runs two dry-run nodes with only `--config` and the environment each gets; returns their
+// dry-run plans.
+std::vector<Json> run_placed(const TempDir& dir, const std::string& config,
+                             const std::vector<std::map<std::string, std::string>>& envs) {
+  std::vector<BootProcess> nodes;
+  for (std::size_t rank = 0; rank < envs.size(); ++rank) {
+    nodes.push_back(boot_test::start_boot(dir, "placed" + std::to_string(rank),
+                                          {"--config", config, "--dry-run"}, envs[rank]));
+  }
+  std::vector<Json> plans;
+  for (BootProcess& node : nodes) {
+    INFO("stderr: " << node.err());
+    REQUIRE(boot_test::wait_exit(node, 30));
+    REQUIRE(node.exit_code == 0);
+    auto plan = boot::parse_json(node.out());
+    REQUIRE(plan.value);
+    plans.push_back(*plan.value);
+  }
+  return plans;
+}
+
+}  // namespace
+
+TEST_CASE("rendezvous: rank and rank 0's host from boot.json alone, as Slurm's script sets them",
+          "[rendezvous]") {
+  TempDir dir;
+  int port = boot_test::free_port();
+  std::string config = placed_config(dir, "SLURM_NODEID", "", "MLENV_RDZV_HOST", port);
+  // Started in reverse, so rank 1 waits for rank 0's listener as on a real cluster.
+  std::vector<Json> plans = run_placed(dir, config,
+                                       {{{"SLURM_NODEID", "1"}, {"MLENV_RDZV_HOST", "127.0.0.1"}},
+                                        {{"SLURM_NODEID", "0"}, {"MLENV_RDZV_HOST", "127.0.0.1"}}});
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    CHECK(plans[i].find("node_rank")->as_int() == 1 - static_cast<int>(i));
+    CHECK(plans[i].find("rank_source")->as_string() == "SLURM_NODEID");
+    CHECK(plans[i].find("master_addr")->as_string() == "127.0.0.1");
+    // Rank 0 by its rendezvous host, rank 1 by the address it reached rank 0 from.
+    CHECK(*plans[i].find("hostfile") ==
+          Json(Json::Array{Json("127.0.0.1 slots=1"), Json("127.0.0.1 slots=1")}));
+  }
+}
+
+TEST_CASE("rendezvous: a JobSet's rank variable and a computed host, no flags", "[rendezvous]") {
+  TempDir dir;
+  int port = boot_test::free_port();
+  std::string config = placed_config(dir, "JOB_COMPLETION_INDEX", "127.0.0.1", "", port);
+  std::vector<Json> plans = run_placed(
+      dir, config,
+      {{{"JOB_COMPLETION_INDEX", "0"}, {"NODE_RANK", "1"}},  // NODE_RANK is not boot.json's source
+       {{"JOB_COMPLETION_INDEX", "1"}}});
+  CHECK(plans[0].find("node_rank")->as_int() == 0);
+  CHECK(plans[1].find("node_rank")->as_int() == 1);
+  CHECK(plans[1].find("master_addr")->as_string() == "127.0.0.1");
+}
+
+TEST_CASE("rendezvous: an unset host variable is a config error naming it", "[rendezvous]") {
+  TempDir dir;
+  std::string config =
+      placed_config(dir, "SLURM_NODEID", "", "MLENV_RDZV_HOST", boot_test::free_port());
+  BootProcess node = boot_test::start_boot(dir, "nohost", {"--config", config, "--dry-run"},
+                                           {{"SLURM_NODEID", "1"}});
+  REQUIRE(boot_test::wait_exit(node, 10));
+  CHECK(node.exit_code == boot::kExitConfigError);
+  CHECK(node.err().find("MLENV_RDZV_HOST (boot.json `rendezvous.host_env`) is not set") !=
+        std::string::npos);
 }

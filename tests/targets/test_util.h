@@ -11,7 +11,7 @@ namespace mlenv::testing {
 /// Renders `program` with the OpenShift target into `diagnostics`.
 inline target::Output render(const ir::Program& program, Diagnostics& diagnostics,
                              target::Scope scope = target::Scope::Tree) {
-  return target::make_target("openshift")->render(program, diagnostics, scope);
+  return target::make_program_target()->render(program, diagnostics, scope);
 }
 
 /// The file at `path`, or nullptr.

@@ -302,6 +302,7 @@ class StepRunner {
       : request_(request),
         kubectl_(std::move(kubectl)),
         oc_(std::move(oc)),
+        image_builder_(find_image_builder()),
         out_(out),
         diagnostics_(diagnostics),
         timeout_(parse_duration(request.steps.timeout).value_or(1800)) {}
@@ -330,8 +331,19 @@ class StepRunner {
   bool run_failed() const { return run_failed_; }
 
  private:
+  // The first of podman, buildah and docker on PATH, or "" when none is.
+  static std::string find_image_builder() {
+    for (const char* name : {"podman", "buildah", "docker"}) {
+      if (std::optional<std::string> path = find_on_path(name)) return *path;
+    }
+    return "";
+  }
+
   std::vector<std::string> argv(Client client, const std::vector<std::string>& args) const {
-    std::vector<std::string> out{client == Client::Oc ? oc_ : kubectl_};
+    std::vector<std::string> out{client == Client::Oc             ? oc_
+                                 : client == Client::ImageBuilder ? image_builder_
+                                                                  : kubectl_};
+    if (out[0].empty()) out[0] = "podman";  // no image builder: the command to run by hand
     out.insert(out.end(), args.begin(), args.end());
     return out;
   }
@@ -374,6 +386,12 @@ class StepRunner {
       } else if (request_.dry_run) {
         suffix += " (image " + step.image + " by its built digest)";
       }
+    }
+    if (step.client == Client::ImageBuilder && image_builder_.empty()) {
+      // Nothing here can build images: the exact command, for someone who can.
+      show(argv(step.client, step.args),
+           " (no podman, buildah or docker on PATH: run it where one is)");
+      return true;
     }
     show(argv(step.client, step.args), suffix);
     return request_.dry_run || call(step, step.args, input, false).has_value();
@@ -476,7 +494,7 @@ class StepRunner {
           call(step, step.args, "", true, false, static_cast<int>(std::max<long long>(left, 1)));
       if (!result) return false;
       std::set<std::string> conditions = words(result->output);
-      if (conditions.count("Complete") != 0) {
+      if (conditions.count("Complete") != 0 || conditions.count("Completed") != 0) {
         out_ << step.subject << ": Complete\n";
         return true;
       }
@@ -502,6 +520,7 @@ class StepRunner {
   const ApplyRequest& request_;
   const std::string kubectl_;
   const std::string oc_;
+  const std::string image_builder_;
   std::ostream& out_;
   Diagnostics& diagnostics_;
   const int timeout_;
@@ -557,11 +576,19 @@ std::optional<std::vector<EnvSteps>> all_steps(const std::vector<EnvPlan>& envs,
 }
 
 // The kubectl-compatible client and oc; E0703 when a needed one is missing.
+// plan.json's `platform` picks the client: `oc` first for OpenShift plans, `kubectl` first
+// when every plan is another platform's.
 std::optional<std::pair<std::string, std::string>> find_clients(const ApplyRequest& request,
+                                                                const std::vector<EnvPlan>& envs,
                                                                 const std::vector<EnvSteps>& steps,
                                                                 Diagnostics& diagnostics) {
+  const bool openshift = std::any_of(envs.begin(), envs.end(), [](const EnvPlan& env) {
+    return env.manifest.platform == "openshift";
+  });
   std::string kubectl = request.client;
-  if (kubectl.empty()) kubectl = find_on_path("oc").value_or(find_on_path("kubectl").value_or(""));
+  const char* first = openshift ? "oc" : "kubectl";
+  const char* second = openshift ? "kubectl" : "oc";
+  if (kubectl.empty()) kubectl = find_on_path(first).value_or(find_on_path(second).value_or(""));
   std::string oc = fs::path(kubectl).filename() == "oc" ? kubectl : find_on_path("oc").value_or("");
   bool needs_oc = false;
   for (const EnvSteps& env : steps) {
@@ -628,7 +655,7 @@ int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& dia
     if (!envs) return 1;
     std::optional<std::vector<EnvSteps>> steps = all_steps(*envs, request.steps, diagnostics);
     if (!steps) return 1;
-    auto clients = find_clients(request, *steps, diagnostics);
+    auto clients = find_clients(request, *envs, *steps, diagnostics);
     if (!clients) return 1;
     StepRunner runner(request, clients->first, clients->second, out, diagnostics);
     // Checks of every env first: a missing Namespace or grant stops apply before any change.

@@ -260,7 +260,7 @@ class EnvStepBuilder {
 
   bool builds_image() const {
     for (const PlanAction& action : plan_.actions) {
-      if (action.action == "build" && rebuild_) return true;
+      if ((action.action == "build" || action.action == "push") && rebuild_) return true;
     }
     return false;
   }
@@ -272,6 +272,8 @@ class EnvStepBuilder {
         if (Step step = build_step(action); !step.then.empty() || !step.args.empty())
           out_.steps.push_back(std::move(step));
         if (!action.image.empty()) images_.push_back(action.image);
+      } else if (action.action == "push" && rebuild_) {
+        push_steps(action);
       } else if (action.action == "rollout") {
         Step rollout;
         std::string kind = object.kind;
@@ -286,8 +288,9 @@ class EnvStepBuilder {
         wait.kind = StepKind::WaitJob;
         // Complete and Failed are the terminal conditions of a Job (batch/v1 JobConditionType);
         // `kubectl wait` can wait for only one of them, so apply polls both.
+        // A JobSet ends Completed or Failed (jobset.x-k8s.io/v1alpha2 JobSetConditionType).
         wait.args = {"get",
-                     "job",
+                     object.kind == "JobSet" ? "jobset" : "job",
                      object.name,
                      "-n",
                      object.namespace_,
@@ -298,6 +301,22 @@ class EnvStepBuilder {
         out_.steps.push_back(std::move(wait));
       }
     }
+  }
+
+  // Off OpenShift the client builds the image from the plan directory (the env's Dockerfile
+  // and `_runtime/`) and pushes it where the workloads pull it from; podman, buildah and docker
+  // take the same arguments. Only when the Dockerfile or `_runtime/` changed, as for a build.
+  void push_steps(const PlanAction& action) {
+    Step build;
+    build.client = Client::ImageBuilder;
+    build.waits = true;
+    build.subject = action.image;
+    build.args = {"build", "-f",         env_.plan_root + "/" + action.dockerfile,
+                  "-t",    action.image, env_.plan_root};
+    Step push = build;
+    push.args = {"push", action.image};
+    out_.steps.push_back(std::move(build));
+    out_.steps.push_back(std::move(push));
   }
 
   // `oc start-build` of a Binary BuildConfig needs the build context from the client

@@ -15,7 +15,11 @@
 namespace mlenv::plan {
 
 /// Which program a step runs.
-enum class Client { Kubectl, Oc };
+enum class Client {
+  Kubectl,
+  Oc,
+  ImageBuilder,  ///< podman, buildah or docker, the first on PATH (the same arguments for each)
+};
 
 /// What the session does with a step's command and its output.
 enum class StepKind {
@@ -24,7 +28,7 @@ enum class StepKind {
   EnsureSecret,      ///< `get secret --ignore-not-found -o name`: empty output runs `then`
   CheckGrant,        ///< `auth can-i use ...`: "no" is E0711
   Build,             ///< read the ImageStreamTag's digest; build first when needed (`then`)
-  WaitJob,           ///< poll the Job's conditions until Complete or Failed
+  WaitJob,           ///< poll the Job's or JobSet's conditions until Complete(d) or Failed
 };
 
 /// One command: arguments after the program, its stdin, and how to show that stdin.

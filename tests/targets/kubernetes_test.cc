@@ -1,0 +1,250 @@
+// The Kubernetes target (`platform = kubernetes`): JobSets, Kueue, no OpenShift objects, and
+// strict validation against the upstream schemas and the JobSet and Kueue CRDs.
+
+#include <yaml-cpp/yaml.h>
+#include <catch2/catch.hpp>
+
+#include "tests/targets/fixtures.h"
+#include "tests/targets/schemas.h"
+#include "tests/targets/test_util.h"
+
+using namespace mlenv;
+using namespace mlenv::testing;
+
+namespace {
+
+// `env` moved to a Kubernetes cluster: the fields only OpenShift has are dropped, a registry
+// added, as a program would change them.
+ir::Env on_kubernetes(ir::Env env) {
+  env.cluster.platform = ir::Platform::kubernetes;
+  env.cluster.security.scc.clear();
+  env.image.registry = "registry.example.com/ml";
+  return env;
+}
+
+ir::Program kubernetes_program(std::vector<ir::Env> envs) {
+  for (ir::Env& env : envs) env = on_kubernetes(std::move(env));
+  return program_of(std::move(envs));
+}
+
+// Every fixture on Kubernetes, one program each.
+std::vector<std::pair<std::string, ir::Program>> kubernetes_fixtures() {
+  std::vector<std::pair<std::string, ir::Program>> out;
+  for (auto& [name, program] : all_fixtures()) {
+    out.emplace_back(name, kubernetes_program(program.envs));
+  }
+  return out;
+}
+
+std::vector<YAML::Node> stream_objects(const target::Output& out) {
+  std::vector<YAML::Node> objects;
+  for (std::size_t i : out.stream) objects.push_back(YAML::Load(out.files[i].content));
+  return objects;
+}
+
+YAML::Node boot_of(const target::Output& out, const std::string& dir) {
+  const target::File* boot = find_file(out, dir + "/boot.json");
+  REQUIRE(boot);
+  return YAML::Load(boot->content);
+}
+
+}  // namespace
+
+TEST_CASE("kubernetes: every object validates strictly against the schemas and CRDs",
+          "[kubernetes][openapi]") {
+  std::string why;
+  const openapi::Validator* v = crd_validator(why);
+  if (!v) FAIL(why);
+  std::size_t validated = 0, jobsets = 0;
+  for (auto& [name, program] : kubernetes_fixtures()) {
+    Diagnostics d;
+    target::Output out = render(program, d);
+    INFO(name);
+    CHECK_FALSE(d.has_errors());
+    for (std::size_t i : out.stream) {
+      const target::File& f = out.files[i];
+      INFO(f.path);
+      YAML::Node object = YAML::Load(f.content);
+      std::string kind = object["kind"].as<std::string>();
+      // Nothing OpenShift-only.
+      for (const char* openshift : {"Route", "BuildConfig", "ImageStream",
+                                    "SecurityContextConstraints", "Role", "RoleBinding"}) {
+        CHECK(kind != openshift);
+      }
+      CHECK(f.content.find("openshift.io/required-scc") == std::string::npos);
+      jobsets += kind == "JobSet";
+      for (const openapi::Issue& issue : v->validate_text(f.content)) {
+        FAIL_CHECK(issue.path + ": " + issue.message);
+      }
+      ++validated;
+    }
+  }
+  CHECK(jobsets >= 3);  // cairo, h-kim and the InfiniBand acceptance run
+  CHECK(validated > 30);
+}
+
+TEST_CASE("kubernetes: the CRD validator is generic and strict", "[kubernetes][openapi]") {
+  std::string why;
+  const openapi::Validator* v = crd_validator(why);
+  if (!v) FAIL(why);
+  auto issues = [&](const std::string& yaml) { return v->validate_text(yaml); };
+  const std::string jobset =
+      "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: a\nspec:\n"
+      "  replicatedJobs:\n  - name: node\n    template:\n      spec:\n        template:\n"
+      "          spec:\n            containers:\n            - name: c\n              image: x\n";
+  CHECK(issues(jobset).empty());
+  // An unknown field deep in the embedded pod template, a wrong type, a value off the enum.
+  CHECK(issues(jobset + "              imagePullPolcy: Always\n").size() == 1);
+  CHECK(issues(jobset + "  failurePolicy:\n    maxRestarts: \"3\"\n").size() == 1);
+  CHECK(issues(jobset + "  successPolicy:\n    operator: Most\n").size() == 1);
+  // A version the CRD does not serve is unknown.
+  CHECK_FALSE(v->knows("jobset.x-k8s.io/v1alpha1", "JobSet"));
+  CHECK(v->knows("kueue.x-k8s.io/v1beta1", "LocalQueue"));
+  CHECK(issues("apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata:\n  name: q\n"
+               "  namespace: ml\nspec:\n  clusterQueue: research\n")
+            .empty());
+  CHECK(issues("apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata:\n  name: q\n"
+               "spec:\n  clusterQueu: research\n")
+            .size() == 1);
+}
+
+TEST_CASE("kubernetes: a run is a JobSet of one Indexed Job, restarted as a gang",
+          "[kubernetes][run]") {
+  ir::Env run = hkim_env();
+  run.restarts = 3;
+  run.ttl_seconds = 600;
+  Diagnostics d;
+  target::Output out = render(kubernetes_program({run}), d);
+  REQUIRE_FALSE(d.has_errors());
+  const std::string dir = run.cluster.name + "/" + run.name;
+  const target::File* file = find_file(out, dir + "/jobset-" + run.name + ".yaml");
+  REQUIRE(file);
+  YAML::Node jobset = YAML::Load(file->content);
+  YAML::Node spec = jobset["spec"];
+  // jobset.x-k8s.io/v1alpha2: pods are `<jobset>-<replicated job>-<job index>-<pod index>`
+  // resolvable under `network.subdomain` (kubernetes-sigs/jobset,
+  // site/static/examples/simple/jobset-with-network.yaml).
+  CHECK(spec["network"]["enableDNSHostnames"].as<bool>());
+  const std::string subdomain = spec["network"]["subdomain"].as<std::string>();
+  CHECK(find_file(out, dir + "/service-" + subdomain + ".yaml"));
+  REQUIRE(spec["replicatedJobs"].size() == 1);
+  YAML::Node replicated = spec["replicatedJobs"][0];
+  CHECK(replicated["replicas"].as<int>() == 1);
+  YAML::Node job = replicated["template"]["spec"];
+  CHECK(job["completionMode"].as<std::string>() == "Indexed");
+  CHECK(job["completions"].as<int>() == run.nodes);
+  CHECK(job["parallelism"].as<int>() == run.nodes);
+  // One failed pod fails the Job, and the JobSet restarts every Job together: the gang.
+  CHECK(job["backoffLimit"].as<int>() == 0);
+  CHECK(spec["failurePolicy"]["maxRestarts"].as<int>() == 3);
+  // mlenv-boot's config and transport exits fail the Job by its PodFailurePolicy: no restart.
+  CHECK(spec["failurePolicy"]["rules"][0]["action"].as<std::string>() == "FailJobSet");
+  CHECK(spec["failurePolicy"]["rules"][0]["onJobFailureReasons"][0].as<std::string>() ==
+        "PodFailurePolicy");
+  CHECK(job["podFailurePolicy"]["rules"][0]["onExitCodes"]["values"].as<std::vector<int>>() ==
+        std::vector<int>{73, 78});
+  CHECK(spec["successPolicy"]["operator"].as<std::string>() == "All");
+  CHECK(spec["ttlSecondsAfterFinished"].as<int>() == 600);
+  YAML::Node boot = boot_of(out, dir);
+  // An Indexed Job's pods get JOB_COMPLETION_INDEX: with one replicated job it is the rank.
+  CHECK(boot["rank"]["env"].as<std::string>() == "JOB_COMPLETION_INDEX");
+  CHECK(boot["rendezvous"]["host"].as<std::string>() ==
+        run.name + "-node-0-0." + subdomain + "." + run.cluster.namespace_name + ".svc");
+  CHECK(boot["rendezvous"]["host_env"].as<std::string>().empty());
+  // The same SR-IOV attachments as on OpenShift: one networks entry per rail.
+  YAML::Node pod = job["template"];
+  CHECK(pod["metadata"]["annotations"]["k8s.v1.cni.cncf.io/networks"]);
+  CHECK(pod["spec"]["containers"][0]["image"].as<std::string>() ==
+        "registry.example.com/ml/" + run.name + ":" + run.image.tag);
+}
+
+TEST_CASE("kubernetes: Kueue's queue, priority and topology", "[kubernetes][kueue]") {
+  ir::Env run = cairo_tcp_env();
+  run.queue = "team-a";
+  run.priority = "research-batch";
+  run.cluster.topology = "topology.kubernetes.io/rack";
+  ir::Env dev = dev_env();
+  dev.queue = "team-b";
+  Diagnostics d;
+  target::Output out = render(kubernetes_program({run, dev}), d);
+  REQUIRE_FALSE(d.has_errors());
+  for (const YAML::Node& object : stream_objects(out)) {
+    std::string kind = object["kind"].as<std::string>();
+    if (kind != "JobSet" && kind != "StatefulSet") {
+      CHECK_FALSE(object["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]);
+      continue;
+    }
+    // Kueue admits a JobSet or a StatefulSet labelled with its LocalQueue as one workload
+    // (https://kueue.sigs.k8s.io/docs/reference/labels-and-annotations/).
+    YAML::Node labels = object["metadata"]["labels"];
+    if (kind == "JobSet") {
+      CHECK(labels["kueue.x-k8s.io/queue-name"].as<std::string>() == "team-a");
+      CHECK(labels["kueue.x-k8s.io/priority-class"].as<std::string>() == "research-batch");
+      YAML::Node pod = object["spec"]["replicatedJobs"][0]["template"]["spec"]["template"];
+      CHECK(pod["metadata"]["annotations"]["kueue.x-k8s.io/podset-required-topology"]
+                .as<std::string>() == "topology.kubernetes.io/rack");
+    } else {
+      CHECK(labels["kueue.x-k8s.io/queue-name"].as<std::string>() == "team-b");
+      CHECK_FALSE(labels["kueue.x-k8s.io/priority-class"]);
+    }
+  }
+  bool jobset_note = false, kueue_note = false;
+  for (const std::string& note : out.notes) {
+    jobset_note = jobset_note || note.find("JobSet controller") != std::string::npos;
+    kueue_note = kueue_note || note.find("Kueue must be installed") != std::string::npos;
+  }
+  CHECK(jobset_note);
+  CHECK(kueue_note);
+}
+
+TEST_CASE("kubernetes: RDMA pods need the privileged Pod Security level, and say so",
+          "[kubernetes][security]") {
+  Diagnostics d;
+  target::Output out = render(kubernetes_program({barcelona_env()}), d);
+  REQUIRE_FALSE(d.has_errors());
+  // Baseline allows adding only its default capabilities, and IPC_LOCK is not one
+  // (https://kubernetes.io/docs/concepts/security/pod-security-standards/#baseline).
+  bool said = false;
+  for (const std::string& note : out.notes) {
+    said = said || note.find("pod-security.kubernetes.io/enforce=privileged") != std::string::npos;
+  }
+  CHECK(said);
+  for (const YAML::Node& object : stream_objects(out)) {
+    if (object["kind"].as<std::string>() != "StatefulSet") continue;
+    YAML::Node security = object["spec"]["template"]["spec"]["containers"][0]["securityContext"];
+    CHECK(security["capabilities"]["add"][0].as<std::string>() == "IPC_LOCK");
+    CHECK_FALSE(security["privileged"].as<bool>());
+  }
+}
+
+TEST_CASE("kubernetes: the same env retargets by its cluster's platform alone",
+          "[kubernetes][retarget]") {
+  for (auto& [name, program] : all_fixtures()) {
+    INFO(name);
+    ir::Program moved = program;
+    for (ir::Env& env : moved.envs) {
+      env.cluster.platform = ir::Platform::kubernetes;
+      env.image.registry = "registry.example.com/ml";
+      env.cluster.security.scc.clear();
+    }
+    Diagnostics a, b;
+    target::Output openshift = render(program, a);
+    target::Output kubernetes = render(moved, b);
+    CHECK_FALSE(a.has_errors());
+    CHECK_FALSE(b.has_errors());
+    for (const ir::Env& env : program.envs) {
+      const std::string dir = env.cluster.name + "/" + env.name;
+      YAML::Node before = boot_of(openshift, dir);
+      YAML::Node after = boot_of(kubernetes, dir);
+      // Everything the runtime does is the same; only where the rank and rank 0 are differs.
+      for (const char* key : {"job", "nnodes", "nproc_per_node", "transport", "command", "launcher",
+                              "services", "master_port"}) {
+        CHECK(YAML::Dump(before[key]) == YAML::Dump(after[key]));
+      }
+      CHECK(before["rendezvous"]["port"].as<int>() == after["rendezvous"]["port"].as<int>());
+      const target::File* dockerfile = find_file(kubernetes, dir + "/Dockerfile");
+      REQUIRE(dockerfile);
+      CHECK(dockerfile->content.find("FROM " + env.image.from) != std::string::npos);
+    }
+  }
+}

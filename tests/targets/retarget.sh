@@ -1,0 +1,62 @@
+#!/bin/sh
+# The same env retargets by changing only its cluster's `platform`: one program text, built
+# for openshift and for kubernetes, checks clean on both; OpenShift gets its Job, BuildConfig
+# and ImageStream, Kubernetes a JobSet and none of them; boot.json differs only in where the
+# rank and rank 0 are, and the image is built from the same Dockerfile.
+# Usage: retarget.sh MLENVC
+set -eu
+mlenvc=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "retarget: $*" >&2; exit 1; }
+cat > "$tmp/program.mlenv.in" <<'MLENV'
+import "std/images/pytorch"
+import "std/profiles/h100"
+import "std/storage/nfs"
+
+cluster lab extends h100.node8 {
+  platform  = PLATFORM
+  api       = "api.lab.example.com"
+  namespace = "research"
+  storage   = nfs.rwx
+}
+
+image trainer extends pytorch.pytorch29 {
+  registry = "registry.lab.example.com/ml"
+}
+
+env train {
+  cluster  = lab
+  image    = trainer
+  nodes    = 2
+  network  = tcp
+  command  = ["python", "/workspace/train.py"]
+  restarts = 1
+}
+MLENV
+for platform in openshift kubernetes; do
+  sed "s/PLATFORM/$platform/" "$tmp/program.mlenv.in" > "$tmp/$platform.mlenv"
+  "$mlenvc" check "$tmp/$platform.mlenv" 2> "$tmp/$platform.check" ||
+    fail "check failed on $platform: $(cat "$tmp/$platform.check")"
+  "$mlenvc" build "$tmp/$platform.mlenv" -o "$tmp/$platform" 2> /dev/null ||
+    fail "build failed on $platform"
+done
+os=$tmp/openshift/lab/train k8s=$tmp/kubernetes/lab/train
+for f in job-train.yaml buildconfig-train.yaml imagestream-train.yaml; do
+  [ -f "$os/$f" ] || fail "openshift lacks $f"
+  [ ! -f "$k8s/$f" ] || fail "kubernetes has OpenShift's $f"
+done
+[ -f "$k8s/jobset-train.yaml" ] || fail "kubernetes lacks its JobSet"
+grep -q '"platform": "kubernetes"' "$k8s/plan.json" || fail "plan.json does not name kubernetes"
+# boot.json: the same but for rank 0's host (a Job's pod 0 against a JobSet's).
+sed '/"host":/d' "$os/boot.json" > "$tmp/os.boot"
+sed '/"host":/d' "$k8s/boot.json" > "$tmp/k8s.boot"
+diff -u "$tmp/os.boot" "$tmp/k8s.boot" >&2 || fail "boot.json differs beyond rank 0's host"
+grep -q '"host": "train-0.train-headless.research.svc"' "$os/boot.json" || fail "openshift host"
+grep -q '"host": "train-node-0-0.train-headless.research.svc"' "$k8s/boot.json" ||
+  fail "kubernetes host"
+# The Dockerfile: the same but for the comment naming how it is built.
+sed '/^# Build context/d' "$os/Dockerfile" > "$tmp/os.docker"
+sed '/^# Build context/d' "$k8s/Dockerfile" > "$tmp/k8s.docker"
+diff -u "$tmp/os.docker" "$tmp/k8s.docker" >&2 || fail "the Dockerfiles differ"
+echo "retarget: one env, two platforms"
