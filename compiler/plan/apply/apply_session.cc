@@ -14,6 +14,7 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/apply/applyset.h"
 #include "compiler/plan/apply/runner.h"
+#include "compiler/plan/apply/slurm_jobs.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/worktree.h"
 
@@ -249,7 +250,8 @@ bool check_fresh(const std::vector<EnvPlan>& envs, const Renderer& render,
 }
 
 bool record_applied(Repository& repo, const EnvPlan& env, bool admin, const ObjectId& head,
-                    const ObjectId& head_tree, Diagnostics& diagnostics) {
+                    const ObjectId& head_tree, Diagnostics& diagnostics,
+                    const std::string& trailers = "") {
   const std::string ref = applied_refs(admin) + env.unit;
   // Compare-and-swap against the record this apply read before running anything.
   const std::optional<ObjectId>& previous = env.applied_commit;
@@ -262,6 +264,7 @@ bool record_applied(Repository& repo, const EnvPlan& env, bool admin, const Obje
                         "\nPlan-Directory: " + env.dir + "\n" + std::string(kParentTrailer) +
                         applyset_parent(plan.env, plan.namespace_, plan.source).name + "\n";
   if (!env.runtime_tree.empty()) message += std::string(kRuntimeTrailer) + env.runtime_tree + "\n";
+  message += trailers;
   ObjectId commit = repo.create_commit(record_tree, parents, message);
   if (!repo.update_ref(ref, commit, previous, "mlenvc apply")) {
     diagnostics.report(Code::E0708, {},
@@ -629,6 +632,102 @@ std::optional<std::vector<EnvPlan>> load_envs(Repository& repo, const fs::path& 
   return envs;
 }
 
+// Applies the OpenShift and Kubernetes envs with oc/kubectl: checks of every env first, then
+// each env's steps and its record. Returns apply's exit status.
+int apply_kube_envs(const ApplyRequest& request, Repository& repo, const Head& head,
+                    const std::optional<ObjectId>& head_tree, const std::vector<EnvPlan>& envs,
+                    std::ostream& out, Diagnostics& diagnostics) {
+    std::optional<std::vector<EnvSteps>> steps = all_steps(envs, request.steps, diagnostics);
+    if (!steps) return 1;
+    auto clients = find_clients(request, envs, *steps, diagnostics);
+    if (!clients) return 1;
+    StepRunner runner(request, clients->first, clients->second, out, diagnostics);
+    // Checks of every env first: a missing Namespace or grant stops apply before any change.
+    bool ready = true;
+    for (std::size_t i = 0; i < envs.size(); ++i) {
+      for (const Step& step : (*steps)[i].preflight)
+        ready = runner.run(step, envs[i].unit) && ready;
+    }
+    if (!ready) return 1;
+    for (std::size_t i = 0; i < envs.size(); ++i) {
+      const EnvPlan& env = envs[i];
+      out << (request.dry_run ? "Would apply " : "Applying ")
+          << (request.steps.admin ? "the admin objects of " : "") << env.unit << " from " << env.dir
+          << '\n';
+      for (const Step& step : (*steps)[i].steps) {
+        if (!runner.run(step, env.unit)) return 1;
+      }
+      if (!request.dry_run &&
+          !record_applied(repo, env, request.steps.admin, *head.commit, *head_tree, diagnostics))
+        return 1;
+    }
+    return runner.run_failed() ? kExitRunFailed : 0;
+}
+
+// The Slurm envs of `envs`, moved out: they are submitted with sbatch, not applied.
+std::vector<EnvPlan> take_slurm_envs(std::vector<EnvPlan>& envs) {
+  std::vector<EnvPlan> slurm;
+  std::vector<EnvPlan> rest;
+  for (EnvPlan& env : envs) (env.manifest.platform == "slurm" ? slurm : rest).push_back(std::move(env));
+  envs = std::move(rest);
+  return slurm;
+}
+
+// --wait on Slurm: the job's state until it finishes; kExitRunFailed unless it completed.
+int wait_for_job(const ApplyRequest& request, const std::string& unit, const std::string& id,
+                 std::ostream& out, Diagnostics& diagnostics) {
+  const int timeout = *parse_duration(request.steps.timeout);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::optional<slurm::JobState> state = slurm::job_state(id, 30);
+    if (state && state->finished) {
+      out << unit << ": job " << id << " " << state->state
+          << (state->reason.empty() ? "" : " (" + state->reason + ")") << '\n';
+      if (state->succeeded) return 0;
+      diagnostics.report(Code::E0713, {}, unit + ": Slurm job " + id + " ended " + state->state,
+                         "its output: " + slurm::log_files(unit.substr(unit.find('/') + 1), id)[0]);
+      return kExitRunFailed;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(request.poll_ms));
+  }
+  diagnostics.report(Code::E0713, {}, unit + ": Slurm job " + id + " did not finish within --timeout",
+                     "see it with squeue -j " + id);
+  return kExitRunFailed;
+}
+
+// Submits each Slurm env's batch script from its directory (plan.json action `submit`) and
+// records the job id with the applied plan (trailer `Slurm-Job:`). Returns apply's exit status.
+int apply_slurm_envs(const ApplyRequest& request, Repository& repo, const Head& head,
+                     const std::optional<ObjectId>& head_tree, const fs::path& workdir,
+                     const std::vector<EnvPlan>& envs, std::ostream& out,
+                     Diagnostics& diagnostics) {
+  if (request.steps.admin) return 0;  // a Slurm env has nothing for the platform team
+  int status = 0;
+  for (const EnvPlan& env : envs) {
+    for (const PlanAction& action : env.manifest.actions) {
+      if (action.action != "submit") continue;
+      const std::string dir = (workdir / env.dir).string();
+      out << (request.dry_run ? "Would submit " : "Submitting ") << env.unit << ": "
+          << shell_words(slurm::submit_command("sbatch", dir, action.script)) << '\n';
+      if (request.dry_run) continue;
+      std::string error;
+      std::optional<std::string> id =
+          slurm::submit(dir, action.script, *parse_duration(request.steps.timeout), error);
+      if (!id) {
+        diagnostics.report(Code::E0730, {}, env.unit + ": " + error,
+                           "sbatch's message above says why; nothing was recorded");
+        return 1;
+      }
+      out << "Submitted " << env.unit << " as Slurm job " << *id << '\n';
+      if (!record_applied(repo, env, false, *head.commit, *head_tree, diagnostics,
+                          "Slurm-Job: " + *id + "\n"))
+        return 1;
+      if (request.steps.wait) status = std::max(status, wait_for_job(request, env.unit, *id, out, diagnostics));
+    }
+  }
+  return status;
+}
+
 }  // namespace
 
 int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& diagnostics) {
@@ -653,32 +752,20 @@ int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& dia
     std::optional<std::vector<EnvPlan>> envs =
         load_envs(*repo, workdir, head_tree, dirs, request, diagnostics);
     if (!envs) return 1;
-    std::optional<std::vector<EnvSteps>> steps = all_steps(*envs, request.steps, diagnostics);
-    if (!steps) return 1;
-    auto clients = find_clients(request, *envs, *steps, diagnostics);
-    if (!clients) return 1;
-    StepRunner runner(request, clients->first, clients->second, out, diagnostics);
-    // Checks of every env first: a missing Namespace or grant stops apply before any change.
-    bool ready = true;
-    for (std::size_t i = 0; i < envs->size(); ++i) {
-      for (const Step& step : (*steps)[i].preflight)
-        ready = runner.run(step, (*envs)[i].unit) && ready;
+    std::vector<EnvPlan> slurm_envs = take_slurm_envs(*envs);
+    int status = 0;
+    if (!envs->empty()) {
+      status = apply_kube_envs(request, *repo, head, head_tree, *envs, out, diagnostics);
+      if (status == 1) return 1;
     }
-    if (!ready) return 1;
-    for (std::size_t i = 0; i < envs->size(); ++i) {
-      const EnvPlan& env = (*envs)[i];
-      out << (request.dry_run ? "Would apply " : "Applying ")
-          << (request.steps.admin ? "the admin objects of " : "") << env.unit << " from " << env.dir
-          << '\n';
-      for (const Step& step : (*steps)[i].steps) {
-        if (!runner.run(step, env.unit)) return 1;
-      }
-      if (!request.dry_run &&
-          !record_applied(*repo, env, request.steps.admin, *head.commit, *head_tree, diagnostics))
-        return 1;
+    if (!slurm_envs.empty()) {
+      int slurm_status =
+          apply_slurm_envs(request, *repo, head, head_tree, workdir, slurm_envs, out, diagnostics);
+      if (slurm_status == 1) return 1;
+      status = std::max(status, slurm_status);
     }
     if (request.dry_run) out << "Dry run: nothing was run.\n";
-    return runner.run_failed() ? kExitRunFailed : 0;
+    return status;
   } catch (const std::exception& error) {
     diagnostics.report(Code::E0604, {}, error.what());
     return 1;
