@@ -2,6 +2,7 @@
 // The plan files in the work tree: the plan writer is the only code that writes them, and apply
 // reads them only to prove they are exactly what is committed.
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,9 +20,13 @@ std::vector<std::string> write_plan_files(const std::string& root, const PlanTre
                                           const std::vector<std::string>& removed);
 
 /// Files under `root/dir` (and the extra paths listed) whose work-tree bytes differ from
-/// `committed` (paths relative to `root`): edited, missing, or present but not committed.
-std::vector<std::string> uncommitted_files(const std::string& root, const std::string& dir,
-                                           const std::vector<std::string>& extra,
-                                           const PlanTree& committed);
+/// `committed` (paths relative to `root`): edited, missing, or present but not committed,
+/// except files not committed that `ignored` says git ignores (a Slurm job's `logs/`).
+std::vector<std::string> uncommitted_files(
+    const std::string& root, const std::string& dir, const std::vector<std::string>& extra,
+    const PlanTree& committed,
+    const std::function<bool(const std::string&)>& ignored = [](const std::string&) {
+      return false;
+    });
 
 }  // namespace mlenv::plan

@@ -144,7 +144,9 @@ std::optional<EnvPlan> load_env(Repository& repo, const std::optional<ObjectId>&
     std::optional<ObjectId> admin_tree = repo.subtree(*head_tree, cluster_dir + "/_admin");
     if (admin_tree) repo.list_tree(*admin_tree, cluster_dir + "/_admin", env.files);
   }
-  std::vector<std::string> dirty = uncommitted_files(repo.workdir(), dir, admin_paths, env.files);
+  std::vector<std::string> dirty =
+      uncommitted_files(repo.workdir(), dir, admin_paths, env.files,
+                        [&repo](const std::string& path) { return repo.ignored(path); });
   // `oc start-build --from-dir` uploads the work tree: the mlenv-boot sources it builds from
   // must be the committed ones too.
   for (std::string& path :
@@ -637,38 +639,38 @@ std::optional<std::vector<EnvPlan>> load_envs(Repository& repo, const fs::path& 
 int apply_kube_envs(const ApplyRequest& request, Repository& repo, const Head& head,
                     const std::optional<ObjectId>& head_tree, const std::vector<EnvPlan>& envs,
                     std::ostream& out, Diagnostics& diagnostics) {
-    std::optional<std::vector<EnvSteps>> steps = all_steps(envs, request.steps, diagnostics);
-    if (!steps) return 1;
-    auto clients = find_clients(request, envs, *steps, diagnostics);
-    if (!clients) return 1;
-    StepRunner runner(request, clients->first, clients->second, out, diagnostics);
-    // Checks of every env first: a missing Namespace or grant stops apply before any change.
-    bool ready = true;
-    for (std::size_t i = 0; i < envs.size(); ++i) {
-      for (const Step& step : (*steps)[i].preflight)
-        ready = runner.run(step, envs[i].unit) && ready;
+  std::optional<std::vector<EnvSteps>> steps = all_steps(envs, request.steps, diagnostics);
+  if (!steps) return 1;
+  auto clients = find_clients(request, envs, *steps, diagnostics);
+  if (!clients) return 1;
+  StepRunner runner(request, clients->first, clients->second, out, diagnostics);
+  // Checks of every env first: a missing Namespace or grant stops apply before any change.
+  bool ready = true;
+  for (std::size_t i = 0; i < envs.size(); ++i) {
+    for (const Step& step : (*steps)[i].preflight) ready = runner.run(step, envs[i].unit) && ready;
+  }
+  if (!ready) return 1;
+  for (std::size_t i = 0; i < envs.size(); ++i) {
+    const EnvPlan& env = envs[i];
+    out << (request.dry_run ? "Would apply " : "Applying ")
+        << (request.steps.admin ? "the admin objects of " : "") << env.unit << " from " << env.dir
+        << '\n';
+    for (const Step& step : (*steps)[i].steps) {
+      if (!runner.run(step, env.unit)) return 1;
     }
-    if (!ready) return 1;
-    for (std::size_t i = 0; i < envs.size(); ++i) {
-      const EnvPlan& env = envs[i];
-      out << (request.dry_run ? "Would apply " : "Applying ")
-          << (request.steps.admin ? "the admin objects of " : "") << env.unit << " from " << env.dir
-          << '\n';
-      for (const Step& step : (*steps)[i].steps) {
-        if (!runner.run(step, env.unit)) return 1;
-      }
-      if (!request.dry_run &&
-          !record_applied(repo, env, request.steps.admin, *head.commit, *head_tree, diagnostics))
-        return 1;
-    }
-    return runner.run_failed() ? kExitRunFailed : 0;
+    if (!request.dry_run &&
+        !record_applied(repo, env, request.steps.admin, *head.commit, *head_tree, diagnostics))
+      return 1;
+  }
+  return runner.run_failed() ? kExitRunFailed : 0;
 }
 
 // The Slurm envs of `envs`, moved out: they are submitted with sbatch, not applied.
 std::vector<EnvPlan> take_slurm_envs(std::vector<EnvPlan>& envs) {
   std::vector<EnvPlan> slurm;
   std::vector<EnvPlan> rest;
-  for (EnvPlan& env : envs) (env.manifest.platform == "slurm" ? slurm : rest).push_back(std::move(env));
+  for (EnvPlan& env : envs)
+    (env.manifest.platform == "slurm" ? slurm : rest).push_back(std::move(env));
   envs = std::move(rest);
   return slurm;
 }
@@ -690,7 +692,8 @@ int wait_for_job(const ApplyRequest& request, const std::string& unit, const std
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(request.poll_ms));
   }
-  diagnostics.report(Code::E0713, {}, unit + ": Slurm job " + id + " did not finish within --timeout",
+  diagnostics.report(Code::E0713, {},
+                     unit + ": Slurm job " + id + " did not finish within --timeout",
                      "see it with squeue -j " + id);
   return kExitRunFailed;
 }
@@ -722,7 +725,8 @@ int apply_slurm_envs(const ApplyRequest& request, Repository& repo, const Head& 
       if (!record_applied(repo, env, false, *head.commit, *head_tree, diagnostics,
                           "Slurm-Job: " + *id + "\n"))
         return 1;
-      if (request.steps.wait) status = std::max(status, wait_for_job(request, env.unit, *id, out, diagnostics));
+      if (request.steps.wait)
+        status = std::max(status, wait_for_job(request, env.unit, *id, out, diagnostics));
     }
   }
   return status;
