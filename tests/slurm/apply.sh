@@ -10,16 +10,10 @@ repo=$MLENV_SLURM_DIR/repo
 mkdir -p "$repo" && cd "$repo"
 git init -q -b main . && git config user.name mlenv && git config user.email mlenv@localhost
 
-port() {
-  local p
-  while :; do
-    p=$((20000 + RANDOM % 20000))
-    ss -Hltn "sport = :$p" | grep -q . || { echo "$p"; return; }
-  done
-}
-rdzv=$(port)
-master=$(port)
-while [ "$master" = "$rdzv" ]; do master=$(port); done
+. "$(dirname "$0")/free_port.sh"
+rdzv=$(free_port)
+master=$(free_port)
+while [ "$master" = "$rdzv" ]; do master=$(free_port); done
 sed -e "s/@RDZV_PORT@/$rdzv/" -e "s/@MASTER_PORT@/$master/" "$template" >ranks.mlenv
 git add ranks.mlenv && git commit -qm "ranks on the test cluster"
 "$mlenvc" plan ranks.mlenv >plan.out 2>&1 || { cat plan.out; exit 1; }

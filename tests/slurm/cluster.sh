@@ -35,14 +35,7 @@ teardown() {
 trap teardown EXIT
 trap 'exit 130' INT TERM
 
-# A TCP port nobody listens on now; random so parallel clusters do not collide.
-free_port() {
-  local port
-  while :; do
-    port=$((20000 + RANDOM % 20000))
-    ss -Hltn "sport = :$port" | grep -q . || { echo "$port"; return; }
-  done
-}
+. "$(dirname "$0")/free_port.sh"
 ctld_port=$(free_port)
 n1_port=$(free_port)
 n2_port=$(free_port)

@@ -8,13 +8,7 @@ set -euo pipefail
 mlenvc=$1 boot=$2 template=$3
 cd "$MLENV_SLURM_DIR"
 
-free_port() {
-  local port
-  while :; do
-    port=$((20000 + RANDOM % 20000))
-    ss -Hltn "sport = :$port" | grep -q . || { echo "$port"; return; }
-  done
-}
+. "$(dirname "$0")/free_port.sh"
 rdzv=$(free_port)
 master=$(free_port)
 while [ "$master" = "$rdzv" ]; do master=$(free_port); done
