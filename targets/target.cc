@@ -53,6 +53,9 @@ class ProgramTarget : public Target {
 
   std::vector<std::string> check(const ir::Program& program,
                                  Diagnostics& diagnostics) const override {
+    if (std::optional<ir::Platform> one = single_platform(program)) {
+      return make_target(*one)->check(program, diagnostics);
+    }
     std::vector<std::string> notes;
     for (const auto& [platform, part] : by_platform(program)) {
       for (std::string& note : make_target(platform)->check(part, diagnostics)) {

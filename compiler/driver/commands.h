@@ -11,9 +11,10 @@ using Args = std::vector<std::string>;  ///< the arguments after the subcommand 
 int run_check(const Args& args);
 int run_fmt(const Args& args);
 int run_explain(const Args& args);
-int run_plan(const Args& args);     ///< cmd_plan.cc: render, diff, commit the plan
-int run_apply(const Args& args);    ///< cmd_apply.cc: apply a committed, fresh plan
-int run_build(const Args& args);    ///< cmd_build.cc: render the output tree or object stream
-int run_results(const Args& args);  ///< cmd_results.cc: an acceptance run's result
+int run_plan(const Args& args);          ///< cmd_plan.cc: render, diff, commit the plan
+int run_apply(const Args& args);         ///< cmd_apply.cc: apply a committed, fresh plan
+int run_build(const Args& args);         ///< cmd_build.cc: render the output tree or object stream
+int run_results(const Args& args);       ///< cmd_results.cc: an acceptance run's result
+int run_port_forward(const Args& args);  ///< cmd_port_forward.cc: reach an env's tools
 
 }  // namespace mlenv::driver

@@ -23,6 +23,8 @@ constexpr Command kCommands[] = {
     {"plan", "render, diff against the committed plan, commit it", mlenv::driver::run_plan},
     {"apply", "apply a committed, fresh plan with oc/kubectl", mlenv::driver::run_apply},
     {"results", "show an acceptance run's result", mlenv::driver::run_results},
+    {"port-forward", "reach an env's tools (and debugpy) on this machine",
+     mlenv::driver::run_port_forward},
 };
 
 void usage(std::ostream& out) {

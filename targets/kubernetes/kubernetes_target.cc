@@ -8,6 +8,7 @@
 #include "targets/common/yaml_writer.h"
 #include "targets/kube/builders.h"
 #include "targets/kube/env_output.h"
+#include "targets/kube/port_forward.h"
 #include "targets/kube/rules.h"
 
 namespace mlenv::target::kubernetes {
@@ -69,19 +70,6 @@ kube::PlanSteps plan_steps(const EnvLayout& layout) {
   return steps;
 }
 
-// How to reach one tool of a dev env's pod 0, or of a run's rank 0.
-std::string port_forward(const EnvLayout& layout, const ExposedService& service) {
-  const std::string ns = " -n " + layout.namespace_name + " ";
-  std::string pod = "pod/" + layout.workload + "-0";
-  if (layout.is_job) {
-    pod = "$(kubectl get pod" + ns +
-          "-o name -l jobset.sigs.k8s.io/jobset-name=" + layout.workload +
-          ",batch.kubernetes.io/job-completion-index=0)";
-  }
-  return "kubectl port-forward" + ns + pod + " " + std::to_string(service.app_port) + ":" +
-         std::to_string(service.app_port);
-}
-
 // What the cluster must have for the env: controllers and the namespace's Pod Security level.
 std::vector<Note> cluster_notes(const EnvLayout& layout) {
   std::vector<Note> notes;
@@ -116,8 +104,10 @@ std::vector<Note> env_notes(const EnvLayout& layout) {
   }
   notes.push_back({layout.dir, "apply builds and pushes " + registry_image(layout) +
                                    " with podman, buildah or docker from the output root"});
-  for (const ExposedService& s : layout.services) {
-    notes.push_back({layout.dir, s.name + " (no Route on Kubernetes): " + port_forward(layout, s)});
+  if (!layout.services.empty()) {
+    kube::PortForward forward = kube::port_forward(layout, {});
+    notes.push_back({layout.dir, "its tools have no Route on Kubernetes: mlenvc port-forward, or " +
+                                     kube::port_forward_command(layout, forward)});
   }
   return notes;
 }

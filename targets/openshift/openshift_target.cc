@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "compiler/base/parallel.h"
 #include "targets/common/assembly.h"

@@ -700,9 +700,16 @@ TEST_CASE("off OpenShift apply builds and pushes with the image builder, and wai
   CHECK(build < jobset);
   // JobSetConditionType Completed ends the wait (jobset.x-k8s.io/v1alpha2).
   CHECK(f.out.find("JobSet/trainer: Complete\n") != std::string::npos);
-  // The same plan again pushes nothing: neither the Dockerfile nor _runtime/ changed.
+  // The same plan again pushes nothing and leaves the finished run alone.
   REQUIRE(f.apply() == 0);
   CHECK(count(f.commands(), "podman") == 0);
+  CHECK(applied_json(read_file(f.log), "JobSet").empty());
+  // A changed run is a new run: the old JobSet and its pods go first.
+  std::string& body = object(f.env, "JobSet", "trainer").body;
+  body.replace(body.find("trainer:v1"), 10, "trainer:v2");
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  CHECK(count(f.commands(), "kubectl delete jobsets.jobset.x-k8s.io -n nccl-test") == 1);
 }
 
 TEST_CASE("without podman, buildah or docker apply prints the image build to run", "[apply]") {

@@ -11,9 +11,10 @@ fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cat > "$dir/boot.json" <<JSON
-{"format_version": 2, "job": "test/gpu", "workload": "gpu", "headless_service": "gpu-h",
- "namespace": "ns", "nnodes": 1, "nproc_per_node": 1, "gpus_per_node": 1,
- "rdzv_port": 29400, "master_port": 29500, "transport": "tcp", "command": [],
+{"format_version": 3, "job": "test/gpu", "rank": {"env": "JOB_COMPLETION_INDEX"},
+ "rendezvous": {"host": "127.0.0.1", "host_env": "", "port": 29400},
+ "nnodes": 1, "nproc_per_node": 1, "gpus_per_node": 1,
+ "master_port": 29500, "transport": "tcp", "command": [],
  "services": [{"name": "marker", "argv": ["touch", "$dir/service-started"]}],
  "hostfile": "", "deepspeed_env": "",
  "nccl_check": {"min_busbw_gbps": 0, "max_bytes": 134217728, "timeout_s": 120}}

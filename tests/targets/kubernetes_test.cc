@@ -2,7 +2,13 @@
 // strict validation against the upstream schemas and the JobSet and Kueue CRDs.
 
 #include <yaml-cpp/yaml.h>
+
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 
 #include "tests/targets/fixtures.h"
 #include "tests/targets/schemas.h"
@@ -81,6 +87,32 @@ TEST_CASE("kubernetes: every object validates strictly against the schemas and C
   }
   CHECK(jobsets >= 3);  // cairo, h-kim and the InfiniBand acceptance run
   CHECK(validated > 30);
+}
+
+TEST_CASE("kubernetes: the examples' golden objects validate strictly too",
+          "[kubernetes][openapi]") {
+  std::string why;
+  const openapi::Validator* v = crd_validator(why);
+  if (!v) FAIL(why);
+  std::size_t validated = 0;
+  const std::filesystem::path examples = std::filesystem::path(MLENV_GOLDEN_DIR) / "examples";
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(examples)) {
+    const std::string path = entry.path().string();
+    if (!entry.is_regular_file() || entry.path().extension() != ".yaml" ||
+        path.find("-kubernetes/") == std::string::npos ||
+        entry.path().filename() == "kustomization.yaml") {
+      continue;
+    }
+    INFO(path);
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const openapi::Issue& issue : v->validate_text(text.str())) {
+      FAIL_CHECK(issue.path + ": " + issue.message);
+    }
+    ++validated;
+  }
+  CHECK(validated >= 15);  // acceptance-kubernetes and research-kubernetes
 }
 
 TEST_CASE("kubernetes: the CRD validator is generic and strict", "[kubernetes][openapi]") {
@@ -247,4 +279,52 @@ TEST_CASE("kubernetes: the same env retargets by its cluster's platform alone",
       CHECK(dockerfile->content.find("FROM " + env.image.from) != std::string::npos);
     }
   }
+}
+
+TEST_CASE("kubernetes: a program mixing platforms renders each cluster with its target",
+          "[kubernetes][registry]") {
+  ir::Env openshift = cairo_tcp_env();
+  ir::Env kubernetes = on_kubernetes(dev_env());
+  kubernetes.cluster.name = "k8s-lab";
+  Diagnostics d;
+  target::Output out = render(program_of({openshift, kubernetes}), d);
+  REQUIRE_FALSE(d.has_errors());
+  const std::string os = openshift.cluster.name + "/" + openshift.name;
+  const std::string k8s = kubernetes.cluster.name + "/" + kubernetes.name;
+  CHECK(find_file(out, os + "/buildconfig-" + openshift.name + ".yaml"));
+  CHECK(find_file(out, k8s + "/statefulset-" + kubernetes.name + ".yaml"));
+  CHECK_FALSE(find_file(out, k8s + "/buildconfig-" + kubernetes.name + ".yaml"));
+  CHECK(find_file(out, os + "/plan.json")->content.find("\"platform\": \"openshift\"") !=
+        std::string::npos);
+  CHECK(find_file(out, k8s + "/plan.json")->content.find("\"platform\": \"kubernetes\"") !=
+        std::string::npos);
+  // Files sorted by path, `_runtime/` once, and the stream naming every object once.
+  CHECK(std::is_sorted(out.files.begin(), out.files.end(),
+                       [](const auto& a, const auto& b) { return a.path < b.path; }));
+  std::size_t runtime_cmake = 0;
+  for (const target::File& f : out.files) runtime_cmake += f.path == "_runtime/CMakeLists.txt";
+  CHECK(runtime_cmake == 1);
+  std::set<std::size_t> streamed(out.stream.begin(), out.stream.end());
+  CHECK(streamed.size() == out.stream.size());
+  for (std::size_t i : out.stream) CHECK(out.files[i].path.ends_with(".yaml"));
+  // The objects scope streams the same objects.
+  Diagnostics objects_only;
+  target::Output objects =
+      render(program_of({openshift, kubernetes}), objects_only, target::Scope::Objects);
+  CHECK(objects.stream.size() == out.stream.size());
+}
+
+TEST_CASE("a slurm cluster is rendered by the Slurm target: a batch script, no objects",
+          "[registry]") {
+  ir::Env env = cairo_tcp_env();
+  env.cluster.platform = ir::Platform::slurm;
+  env.cluster.slurm.partition = "cpu";
+  Diagnostics d;
+  target::Output out = render(program_of({env}), d);
+  REQUIRE_FALSE(d.has_errors());
+  const std::string dir = env.cluster.name + "/" + env.name;
+  CHECK(find_file(out, dir + "/" + env.name + ".sbatch"));
+  CHECK(find_file(out, dir + "/plan.json")->content.find("\"platform\": \"slurm\"") !=
+        std::string::npos);
+  CHECK(out.stream.empty());
 }

@@ -7,6 +7,7 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/apply/applyset.h"
 #include "compiler/plan/differ.h"
+#include "compiler/plan/replace_rules.h"
 
 namespace mlenv::plan {
 namespace {
@@ -62,7 +63,7 @@ Step delete_step(const PlanObject& object, const std::string& applyset_id) {
   step.args.insert(step.args.end(), {"--ignore-not-found", "--wait=true"});
   // A run's pods must be gone before the new run starts: an Indexed Job's pods are reached as
   // `<job>-<index>.<service>`, and the old gang would answer for the new one.
-  if (object.kind == "Job") step.args.push_back("--cascade=foreground");
+  if (is_run_kind(object.kind)) step.args.push_back("--cascade=foreground");
   return step;
 }
 
@@ -230,14 +231,14 @@ class EnvStepBuilder {
   bool objects() {
     for (const PlanObject& object : plan_.objects) {
       if (object.admin) continue;
-      if (object.kind == "Job" && !job_must_run(object)) {
+      if (is_run_kind(object.kind) && !job_must_run(object)) {
         skipped_.insert(object.address);
         continue;
       }
       auto old = replaced_.find(object.address);
       if (old != replaced_.end()) {
         out_.steps.push_back(delete_step(old->second, applied_parent_.id));
-      } else if (object.kind == "Job" && builds_image() &&
+      } else if (is_run_kind(object.kind) && builds_image() &&
                  applied_object(env_, object.address) != nullptr) {
         out_.steps.push_back(
             delete_step(*applied_object(env_, object.address), applied_parent_.id));
