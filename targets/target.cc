@@ -6,6 +6,7 @@
 #include "targets/common/output_order.h"
 #include "targets/kubernetes/kubernetes_target.h"
 #include "targets/openshift/openshift_target.h"
+#include "targets/slurm/slurm_target.h"
 
 namespace mlenv::target {
 namespace {
@@ -33,16 +34,6 @@ std::optional<ir::Platform> single_platform(const ir::Program& program) {
   return program.envs.front().cluster.platform;
 }
 
-// A platform this mlenvc cannot render yet: one error per env, at its cluster.
-void report_no_target(const ir::Program& part, Diagnostics& diagnostics) {
-  for (const ir::Env& env : part.envs) {
-    diagnostics.report(Code::E0425, env.cluster.range,
-                       std::string("the ") + ir::platform_name(env.cluster.platform) +
-                           " target is not part of this mlenvc: env `" + env.name +
-                           "` cannot be rendered");
-  }
-}
-
 // Renders each env with the target of its cluster's platform and merges the outputs: clusters
 // are directories of their own, so the parts meet only in `_runtime/`, which is the same.
 class ProgramTarget : public Target {
@@ -51,37 +42,25 @@ class ProgramTarget : public Target {
 
   Output render(const ir::Program& program, Diagnostics& diagnostics, Scope scope) const override {
     if (std::optional<ir::Platform> one = single_platform(program)) {
-      if (std::unique_ptr<Target> target = make_target(*one)) {
-        return target->render(program, diagnostics, scope);
-      }
+      return make_target(*one)->render(program, diagnostics, scope);
     }
     std::vector<Output> outputs;
     for (const auto& [platform, part] : by_platform(program)) {
-      std::unique_ptr<Target> target = make_target(platform);
-      if (!target) {
-        report_no_target(part, diagnostics);
-        continue;
-      }
-      outputs.push_back(target->render(part, diagnostics, scope));
+      outputs.push_back(make_target(platform)->render(part, diagnostics, scope));
     }
-    return outputs.empty() ? Output() : merge_outputs(std::move(outputs));
+    return merge_outputs(std::move(outputs));
   }
 
   std::vector<std::string> check(const ir::Program& program,
                                  Diagnostics& diagnostics) const override {
     if (std::optional<ir::Platform> one = single_platform(program)) {
-      if (std::unique_ptr<Target> target = make_target(*one)) {
-        return target->check(program, diagnostics);
-      }
+      return make_target(*one)->check(program, diagnostics);
     }
     std::vector<std::string> notes;
     for (const auto& [platform, part] : by_platform(program)) {
-      std::unique_ptr<Target> target = make_target(platform);
-      if (!target) {
-        report_no_target(part, diagnostics);
-        continue;
+      for (std::string& note : make_target(platform)->check(part, diagnostics)) {
+        notes.push_back(std::move(note));
       }
-      for (std::string& note : target->check(part, diagnostics)) notes.push_back(std::move(note));
     }
     return notes;
   }
@@ -98,7 +77,7 @@ std::unique_ptr<Target> make_target(ir::Platform platform) {
     case ir::Platform::slurm:
       break;
   }
-  return nullptr;
+  return std::make_unique<slurm::SlurmTarget>();
 }
 
 std::unique_ptr<Target> make_program_target() {

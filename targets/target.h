@@ -63,13 +63,12 @@ class Target {
   }
 };
 
-/// The target of `platform`, or nullptr where this mlenvc has none.
+/// The target of `platform` (every platform has one).
 std::unique_ptr<Target> make_target(ir::Platform platform);
 
 /// The target of whole programs (`check`, `build`, `plan`, `apply`): each env is rendered by the
 /// target of its cluster's platform, and the outputs are merged (files sorted by path, streams
-/// in platform order: openshift, kubernetes, slurm). An env whose platform has no target is an
-/// error (E0425).
+/// in platform order: openshift, kubernetes, slurm).
 std::unique_ptr<Target> make_program_target();
 
 }  // namespace mlenv::target

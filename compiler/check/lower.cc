@@ -98,8 +98,9 @@ ir::Cluster lower_cluster(const Value& cluster, const std::string& env_name) {
   c.security.scc = text_at(&cluster, {"security", "scc"});
   c.security.unlimited_memlock = int_at(&cluster, {"security", "unlimited_memlock"}, 0) != 0;
   c.topology = text_at(&cluster, {"topology"});
-  c.slurm = {text_at(&cluster, {"partition"}), text_at(&cluster, {"account"}),
-             text_at(&cluster, {"qos"}), text_at(&cluster, {"time"})};
+  c.slurm = {text_at(&cluster, {"partition"}),     text_at(&cluster, {"account"}),
+             text_at(&cluster, {"qos"}),           text_at(&cluster, {"time"}),
+             text_at(&cluster, {"workspace_dir"}), text_at(&cluster, {"datasets_dir"})};
   c.range = cluster.decl_range.valid() ? cluster.decl_range : cluster.range;
   return c;
 }
@@ -165,7 +166,12 @@ ir::Env Checker::lower(const Value& env, const DeclState& state) {
   out.name = state.decl->name.name;
   out.range = state.module->at(state.decl->name);
   out.cluster = lower_cluster(*env.get("cluster"), out.name);
-  out.image = lower_image(*env.get("image"), out.name);
+  // Only Slurm runs an env without an image (E0419 elsewhere): on the host.
+  if (const Value* image = env.get("image")) {
+    out.image = lower_image(*image, out.name);
+  } else {
+    out.on_host = true;
+  }
 
   out.nodes = static_cast<int>(int_at(&env, {"nodes"}, 1));
   out.gpus = static_cast<int>(int_at(&env, {"gpus"}, out.cluster.gpus.per_node));

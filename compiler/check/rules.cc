@@ -244,6 +244,8 @@ const PlatformField kPlatformFields[] = {
     {false, {"account"}, {"slurm"}},
     {false, {"qos"}, {"slurm"}},
     {false, {"time"}, {"slurm"}},
+    {false, {"workspace_dir"}, {"slurm"}},
+    {false, {"datasets_dir"}, {"slurm"}},
     {true, {"storage"}, {"openshift", "kubernetes"}},
     {true, {"queue"}, {"kubernetes"}},
     {true, {"priority"}, {"kubernetes"}},
@@ -321,6 +323,10 @@ void check_platform_needs(const EnvView& v, PlatformReport& report, Diagnostics&
     report.missing("partition", declared_at(*v.cluster), "sbatch submits to it");
   }
   const Value* image = v.env.get("image");
+  if (!image && platform != "slurm") {
+    report.missing("image", declared_at(v.env),
+                   "its pods run the image; only a Slurm job can run on the host");
+  }
   const Value* registry = get_path(image, {"registry"});
   if (platform == "kubernetes" && image && !registry) {
     report.missing("image.registry", declared_at(*image),

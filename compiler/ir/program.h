@@ -101,7 +101,9 @@ struct Slurm {
   std::string partition;
   std::string account;
   std::string qos;
-  std::string time;  ///< a Slurm time limit ("04:00:00", "1-00:00:00")
+  std::string time;           ///< a Slurm time limit ("04:00:00", "1-00:00:00")
+  std::string workspace_dir;  ///< host directory mounted at /workspace in containers, "" none
+  std::string datasets_dir;   ///< host directory mounted at /datasets in containers, "" none
 };
 
 struct Cluster {
@@ -151,7 +153,8 @@ struct Env {
   std::string name;
   EnvKind kind = EnvKind::dev;
   Cluster cluster;         ///< the merged cluster this env runs on
-  Image image;             ///< the merged image it runs
+  Image image;             ///< the merged image it runs (empty when `on_host`)
+  bool on_host = false;    ///< no image: a Slurm job runs mlenv-boot on the host
   int nodes = 1;           ///< pods (one per node)
   int gpus = 0;            ///< GPUs per pod
   int nproc_per_node = 0;  ///< workers per pod (defaults to gpus, at least 1)

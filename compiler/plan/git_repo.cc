@@ -93,6 +93,11 @@ std::string Repository::workdir() const {
   return dir == nullptr ? std::string() : std::string(dir);
 }
 
+bool Repository::ignored(const std::string& path) const {
+  int ignored = 0;
+  return git_ignore_path_is_ignored(&ignored, repo_, path.c_str()) == 0 && ignored != 0;
+}
+
 Head Repository::head() const {
   Head head;
   RefPtr symbolic;

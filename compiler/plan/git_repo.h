@@ -56,6 +56,8 @@ class Repository {
 
   /// The work tree's absolute path, ending with `/`; "" for a bare repository.
   std::string workdir() const;
+  /// Whether git ignores `path` (relative to the work tree): `.gitignore` rules, as `git status`.
+  bool ignored(const std::string& path) const;
   Head head() const;
   /// The commit a ref points at, or nullopt if there is no such ref.
   std::optional<ObjectId> ref_target(const std::string& name) const;

@@ -50,8 +50,9 @@ std::vector<PlanAction> derived_actions(const std::vector<PlanObject>& objects) 
   std::vector<PlanAction> out;
   for (const PlanObject& object : objects) {
     if (object.kind == "BuildConfig")
-      out.push_back({"build", object.address, object.name, "", "", ""});
-    if (object.kind == "StatefulSet") out.push_back({"rollout", object.address, "", "", "", ""});
+      out.push_back({"build", object.address, object.name, "", "", "", ""});
+    if (object.kind == "StatefulSet")
+      out.push_back({"rollout", object.address, "", "", "", "", ""});
   }
   return out;
 }
@@ -79,14 +80,22 @@ void read_additions(const YAML::Node& root, PlanManifest& plan) {
                       optional_text(item, "build_config", ""),
                       optional_text(item, "image_stream_tag", ""),
                       optional_text(item, "image", ""),
-                      optional_text(item, "dockerfile", "")};
+                      optional_text(item, "dockerfile", ""),
+                      optional_text(item, "script", "")};
     if (action.action != "build" && action.action != "push" && action.action != "rollout" &&
-        action.action != "complete")
+        action.action != "complete" && action.action != "submit")
       throw std::runtime_error("unknown action `" + action.action + "`");
     if (action.action == "build" && action.build_config.empty())
       throw std::runtime_error("build action without `build_config`");
     if (action.action == "push" && (action.image.empty() || action.dockerfile.empty()))
       throw std::runtime_error("push action without `image` and `dockerfile`");
+    // A Slurm env has no objects: its job is submitted after nothing.
+    if (action.action == "submit") {
+      if (action.script.empty() || action.script.find('/') != std::string::npos)
+        throw std::runtime_error("submit action without a `script` in the env directory");
+      plan.actions.push_back(std::move(action));
+      continue;
+    }
     auto named = [&](const PlanObject& object) { return object.address == action.after; };
     if (std::none_of(plan.objects.begin(), plan.objects.end(), named))
       throw std::runtime_error("action `" + action.action + "` after `" + action.after +

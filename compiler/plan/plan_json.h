@@ -45,13 +45,14 @@ struct PlanGrant {
 
 /// A post-apply action, run right after the object named by `after`.
 struct PlanAction {
-  std::string action;            ///< "build", "push", "rollout" or "complete"
+  std::string action;            ///< "build", "push", "rollout", "complete" or "submit" (Slurm)
   std::string after;             ///< `Kind/name` of an object of the env
   std::string build_config;      ///< build: the BuildConfig to start
   std::string image_stream_tag;  ///< build: `stream:tag` holding the built image
   std::string image;       ///< build: the image reference workloads name, replaced by the digest;
                            ///< push: the image built and pushed
   std::string dockerfile;  ///< push: the Dockerfile, relative to the plan directory
+  std::string script;      ///< submit: the env's batch script, relative to its directory
 };
 
 /// The parsed plan.json of one env directory.

@@ -81,7 +81,8 @@ std::vector<std::string> write_plan_files(
 
 std::vector<std::string> uncommitted_files(const std::string& root, const std::string& dir,
                                            const std::vector<std::string>& extra,
-                                           const PlanTree& committed) {
+                                           const PlanTree& committed,
+                                           const std::function<bool(const std::string&)>& ignored) {
   std::set<std::string> paths(extra.begin(), extra.end());
   for (const auto& [path, entry] : committed.entries()) {
     if (path.starts_with(dir + "/")) paths.insert(path);
@@ -89,7 +90,10 @@ std::vector<std::string> uncommitted_files(const std::string& root, const std::s
   std::error_code error;
   for (auto it = fs::recursive_directory_iterator(fs::path(root) / dir, error);
        !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    if (it->is_regular_file()) paths.insert(fs::relative(it->path(), root).generic_string());
+    if (!it->is_regular_file()) continue;
+    std::string path = fs::relative(it->path(), root).generic_string();
+    if (committed.find(path) == nullptr && ignored(path)) continue;
+    paths.insert(std::move(path));
   }
   std::vector<std::string> out;
   for (const std::string& path : paths) {

@@ -23,9 +23,13 @@ std::vector<std::string> write_plan_files(
     const std::function<bool(const std::string& path)>& unchanged = {});
 
 /// Files under `root/dir` (and the extra paths listed) whose work-tree bytes differ from
-/// `committed` (paths relative to `root`): edited, missing, or present but not committed.
-std::vector<std::string> uncommitted_files(const std::string& root, const std::string& dir,
-                                           const std::vector<std::string>& extra,
-                                           const PlanTree& committed);
+/// `committed` (paths relative to `root`): edited, missing, or present but not committed,
+/// except files not committed that `ignored` says git ignores (a Slurm job's `logs/`).
+std::vector<std::string> uncommitted_files(
+    const std::string& root, const std::string& dir, const std::vector<std::string>& extra,
+    const PlanTree& committed,
+    const std::function<bool(const std::string&)>& ignored = [](const std::string&) {
+      return false;
+    });
 
 }  // namespace mlenv::plan

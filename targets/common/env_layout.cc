@@ -67,7 +67,8 @@ EnvLayout make_layout(const ir::Env& env) {
   l.boot_config_map = env.name + "-boot";
   l.job_token_secret = env.name + "-job-token";
   const bool rdma = env.transport == ir::Transport::rdma && env.cluster.network.rdma;
-  l.rdma_attached = rdma;
+  // On Slurm the job has the host's own HCAs: nothing attaches them (no Multus status).
+  l.rdma_attached = rdma && env.cluster.platform != ir::Platform::slurm;
   l.root_with_ipc_lock = rdma && !env.cluster.security.unlimited_memlock;
   if (env.cluster.platform != ir::Platform::openshift) {
     // SecurityContextConstraints are OpenShift's; elsewhere the namespace's Pod Security level

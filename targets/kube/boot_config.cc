@@ -67,9 +67,10 @@ std::string boot_json(const EnvLayout& layout, const BootPlacement& placement) {
     item.set("argv", Value::strings(s.argv));
   }
   // seeds/000 wrote the DeepSpeed hostfile here; users and scripts know the path.
-  doc.set("hostfile", "/workspace/.deepspeed/hostfile");
-  doc.set("deepspeed_env", "/workspace/.deepspeed_env");
-  doc.set("shell_env", std::string(kShellEnvDir) + "/env.sh");
+  const bool files = !placement.on_host;
+  doc.set("hostfile", files ? "/workspace/.deepspeed/hostfile" : "");
+  doc.set("deepspeed_env", files ? "/workspace/.deepspeed_env" : "");
+  doc.set("shell_env", files ? std::string(kShellEnvDir) + "/env.sh" : std::string());
   doc.set("network_status",
           layout.rdma_attached ? std::string(kPodInfoDir) + "/network-status" : std::string());
   Value& check = doc.set("nccl_check", Value::map());

@@ -35,6 +35,9 @@ struct BootPlacement {
   std::string rank_env;  ///< the variable holding the node rank; "" for the hostname's ordinal
   std::string rendezvous_host;      ///< rank 0's address, or "" when `rendezvous_host_env`
   std::string rendezvous_host_env;  ///< the variable holding rank 0's address
+  /// mlenv-boot runs on a host, not in a container: there is no /workspace or /run/mlenv, so
+  /// it writes no shell environment, hostfile or `.deepspeed_env` (a Slurm env without image).
+  bool on_host = false;
 };
 
 /// The placement of a StatefulSet (rank from the hostname ordinal) or an Indexed Job

@@ -314,11 +314,17 @@ TEST_CASE("kubernetes: a program mixing platforms renders each cluster with its 
   CHECK(objects.stream.size() == out.stream.size());
 }
 
-TEST_CASE("a slurm cluster has no target yet: E0425, nothing rendered", "[registry]") {
+TEST_CASE("a slurm cluster is rendered by the Slurm target: a batch script, no objects",
+          "[registry]") {
   ir::Env env = cairo_tcp_env();
   env.cluster.platform = ir::Platform::slurm;
+  env.cluster.slurm.partition = "cpu";
   Diagnostics d;
   target::Output out = render(program_of({env}), d);
-  CHECK(has_code(d, Code::E0425));
-  CHECK(out.files.empty());
+  REQUIRE_FALSE(d.has_errors());
+  const std::string dir = env.cluster.name + "/" + env.name;
+  CHECK(find_file(out, dir + "/" + env.name + ".sbatch"));
+  CHECK(find_file(out, dir + "/plan.json")->content.find("\"platform\": \"slurm\"") !=
+        std::string::npos);
+  CHECK(out.stream.empty());
 }

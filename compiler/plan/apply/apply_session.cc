@@ -10,6 +10,7 @@
 #include "compiler/plan/apply/destroy.h"
 #include "compiler/plan/apply/records.h"
 #include "compiler/plan/apply/runner.h"
+#include "compiler/plan/apply/slurm_apply.h"
 #include "compiler/plan/apply/step_runner.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/worktree.h"
@@ -128,7 +129,9 @@ std::optional<EnvPlan> load_env(Repository& repo, const std::optional<ObjectId>&
     std::optional<ObjectId> admin_tree = repo.subtree(*head_tree, cluster_dir + "/_admin");
     if (admin_tree) repo.list_tree(*admin_tree, cluster_dir + "/_admin", env.files);
   }
-  std::vector<std::string> dirty = uncommitted_files(repo.workdir(), dir, admin_paths, env.files);
+  std::vector<std::string> dirty =
+      uncommitted_files(repo.workdir(), dir, admin_paths, env.files,
+                        [&repo](const std::string& path) { return repo.ignored(path); });
   // `oc start-build --from-dir` uploads the work tree: the mlenv-boot sources it builds from
   // must be the committed ones too.
   for (std::string& path :
@@ -426,11 +429,27 @@ int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& dia
     for (const EnvPlan& env : work.envs) applying.insert(env.unit);
     work.removed = removed_envs(*repo, head_tree, covered_dirs(request, workdir), applying,
                                 request.steps.admin);
-    if (!all_steps(*repo, head_tree, request.steps, work, diagnostics)) return 1;
-    auto clients = find_clients(request, work.envs, work.steps, diagnostics);
-    if (!clients) return 1;
-    StepRunner runner(request, clients->first, clients->second, out, diagnostics);
-    return run_work(*repo, request, work, runner, head, out, diagnostics);
+    // Slurm envs are submitted with sbatch (and cancelled with scancel), not applied.
+    std::vector<EnvPlan> slurm_envs = take_slurm_envs(work.envs);
+    std::vector<EnvPlan> slurm_removed = take_slurm_envs(work.removed);
+    int status = 0;
+    if (!work.envs.empty() || !work.removed.empty()) {
+      if (!all_steps(*repo, head_tree, request.steps, work, diagnostics)) return 1;
+      auto clients = find_clients(request, work.envs, work.steps, diagnostics);
+      if (!clients) return 1;
+      StepRunner runner(request, clients->first, clients->second, out, diagnostics);
+      status = run_work(*repo, request, work, runner, head, out, diagnostics);
+      if (status == 1) return 1;
+    }
+    if (slurm_envs.empty() && slurm_removed.empty()) return status;
+    if (!cancel_removed_slurm_envs(request, *repo, slurm_removed, *head.commit, out, diagnostics))
+      return 1;
+    int slurm_status = apply_slurm_envs(request, *repo, head, *head_tree, workdir.string(),
+                                        slurm_envs, out, diagnostics);
+    if (slurm_status == 1) return 1;
+    if (request.dry_run && work.envs.empty() && work.removed.empty())
+      out << "Dry run: nothing was run.\n";
+    return std::max(status, slurm_status);
   } catch (const std::exception& error) {
     diagnostics.report(Code::E0604, {}, error.what());
     return 1;

@@ -5,6 +5,7 @@
 #include "compiler/base/file_system.h"
 #include "compiler/plan/apply/records.h"
 #include "compiler/plan/apply/runner.h"
+#include "compiler/plan/apply/slurm_apply.h"
 #include "compiler/plan/apply/step_runner.h"
 
 namespace mlenv::plan {
@@ -172,6 +173,13 @@ int destroy_env(const DestroyRequest& request, std::ostream& out, Diagnostics& d
   try {
     std::optional<EnvPlan> env = find_recorded(*repo, request, diagnostics);
     if (!env) return 1;
+    if (env->manifest.platform == "slurm") {  // its job is cancelled: scancel
+      ApplyRequest as_apply;
+      as_apply.dry_run = request.dry_run;
+      as_apply.steps = request.steps;
+      return cancel_slurm_env(as_apply, *repo, *env, "Destroyed on purpose.", out, diagnostics) ? 0
+                                                                                                : 1;
+    }
     std::optional<EnvSteps> steps = steps_for(*repo, *env, request, diagnostics);
     std::optional<std::string> client = client_of(request, diagnostics);
     if (!steps || !client) return 1;

@@ -48,7 +48,8 @@ void load_applied_record(Repository& repo, bool admin, EnvPlan& env) {
 }
 
 bool record_applied(Repository& repo, const EnvPlan& env, bool admin, const ObjectId& head,
-                    const ObjectId& head_tree, Diagnostics& diagnostics) {
+                    const ObjectId& head_tree, Diagnostics& diagnostics,
+                    const std::string& trailers) {
   const std::string ref = applied_refs(admin) + env.unit;
   // Compare-and-swap against the record this apply read before running anything.
   const std::optional<ObjectId>& previous = env.applied_commit;
@@ -61,6 +62,7 @@ bool record_applied(Repository& repo, const EnvPlan& env, bool admin, const Obje
                         "\nPlan-Directory: " + env.dir + "\n" + std::string(kParentTrailer) +
                         applyset_parent(plan.env, plan.namespace_, plan.source).name + "\n";
   if (!env.runtime_tree.empty()) message += std::string(kRuntimeTrailer) + env.runtime_tree + "\n";
+  message += trailers;
   ObjectId commit = repo.create_commit(record_tree, parents, message);
   if (!repo.update_ref(ref, commit, previous, "mlenvc apply")) {
     diagnostics.report(Code::E0708, {},

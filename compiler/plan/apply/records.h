@@ -23,8 +23,10 @@ void load_applied_record(Repository& repo, bool admin, EnvPlan& env);
 
 /// Records that `env`'s plan directory, as committed at `head`, was applied (a commit of that
 /// tree on the env's ref, by compare-and-swap against the record read at load; E0708).
+/// `trailers` (lines of `Key: value\n`) are added to the record's message.
 bool record_applied(Repository& repo, const EnvPlan& env, bool admin, const ObjectId& head,
-                    const ObjectId& head_tree, Diagnostics& diagnostics);
+                    const ObjectId& head_tree, Diagnostics& diagnostics,
+                    const std::string& trailers = "");
 
 /// Records that every object of `env`'s last record was deleted: a commit of the empty tree on
 /// its ref, `why` in the message (E0708 when the ref moved).

@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <thread>
 
+#include "compiler/base/shell.h"
+
 namespace mlenv::plan {
 namespace {
 
@@ -157,9 +159,7 @@ std::string shell_words(const std::vector<std::string>& argv) {
       out += arg;
       continue;
     }
-    out += '\'';
-    for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    out += '\'';
+    out += shell_quote(arg);
   }
   return out;
 }

@@ -1,0 +1,109 @@
+// The Slurm target on IR fixtures: which files an env gets, what boot.json tells mlenv-boot,
+// and that a value which could change a script's structure is reported (E0530), not written.
+#include <catch2/catch.hpp>
+
+#include "targets/slurm/slurm_target.h"
+
+using namespace mlenv;
+
+namespace {
+
+ir::Env slurm_env(bool with_image) {
+  ir::Env env;
+  env.name = "ranks";
+  env.kind = ir::EnvKind::run;
+  env.cluster.name = "lab";
+  env.cluster.platform = ir::Platform::slurm;
+  env.cluster.slurm.partition = "cpu";
+  env.nodes = 2;
+  env.nproc_per_node = 1;
+  env.command = {"python", "train.py"};
+  env.on_host = !with_image;
+  if (with_image) {
+    env.image.name = "img";
+    env.image.from = "nvcr.io/nvidia/pytorch:25.09-py3";
+    env.image.tag = "v1";
+  }
+  return env;
+}
+
+const target::File* find(const target::Output& out, const std::string& path) {
+  for (const target::File& f : out.files) {
+    if (f.path == path) return &f;
+  }
+  return nullptr;
+}
+
+target::Output render(const ir::Env& env, Diagnostics& diagnostics) {
+  ir::Program program;
+  program.source = "lab.mlenv";
+  program.envs.push_back(env);
+  return target::slurm::SlurmTarget().render(program, diagnostics, target::Scope::Tree);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("slurm.target: a host env gets a script, boot.json v3 and a logs directory") {
+  Diagnostics diagnostics;
+  target::Output out = render(slurm_env(false), diagnostics);
+  REQUIRE_FALSE(diagnostics.has_errors());
+  REQUIRE(find(out, "lab/ranks/ranks.sbatch"));
+  REQUIRE(find(out, "lab/ranks/logs/.gitignore"));
+  REQUIRE(find(out, "lab/ranks/plan.json"));
+  CHECK_FALSE(find(out, "lab/ranks/Dockerfile"));
+  CHECK(find(out, "_runtime/CMakeLists.txt"));
+  const std::string& boot = find(out, "lab/ranks/boot.json")->content;
+  CHECK(contains(boot, "\"format_version\": 3"));
+  CHECK(contains(boot, "\"env\": \"SLURM_NODEID\""));
+  CHECK(contains(boot, "\"host_env\": \"MLENV_RDZV_HOST\""));
+  // A host has no /workspace or /run/mlenv to write into.
+  CHECK(contains(boot, "\"hostfile\": \"\""));
+  CHECK(contains(boot, "\"shell_env\": \"\""));
+  CHECK(contains(find(out, "lab/ranks/plan.json")->content, "\"script\": \"ranks.sbatch\""));
+  CHECK(out.stream.empty());
+}
+
+TEST_CASE("slurm.target: an env with an image runs in it through pyxis, with the cluster's dirs") {
+  ir::Env env = slurm_env(true);
+  env.cluster.slurm.workspace_dir = "/lustre/team";
+  env.gpus = 8;
+  env.cluster.gpus.per_node = 8;
+  Diagnostics diagnostics;
+  target::Output out = render(env, diagnostics);
+  REQUIRE_FALSE(diagnostics.has_errors());
+  const std::string& script = find(out, "lab/ranks/ranks.sbatch")->content;
+  CHECK(contains(script, "--container-image=\"$envdir\"/'ranks.sqsh'"));
+  CHECK(contains(script, "mounts+=',/lustre/team:/workspace'\n"));
+  CHECK(contains(script, "#SBATCH --gpus-per-node=8\n#SBATCH --exclusive\n"));
+  CHECK(find(out, "lab/ranks/Dockerfile"));
+  CHECK(contains(find(out, "lab/ranks/boot.json")->content,
+                 "\"hostfile\": \"/workspace/.deepspeed/hostfile\""));
+}
+
+TEST_CASE("slurm.target: a value sbatch or pyxis would split is E0530 and no script") {
+  struct Case {
+    const char* field;
+    void (*set)(ir::Slurm&);
+  };
+  const Case cases[] = {
+      {"partition", [](ir::Slurm& s) { s.partition = "cpu\n#SBATCH --uid=0"; }},
+      {"account", [](ir::Slurm& s) { s.account = "a b"; }},
+      {"time", [](ir::Slurm& s) { s.time = "$(reboot)"; }},
+      {"workspace_dir", [](ir::Slurm& s) { s.workspace_dir = "/a,/etc:/x"; }},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.field);
+    ir::Env env = slurm_env(true);
+    c.set(env.cluster.slurm);
+    Diagnostics diagnostics;
+    target::Output out = render(env, diagnostics);
+    REQUIRE(diagnostics.has_errors());
+    CHECK(diagnostics.all().front().code == Code::E0530);
+    CHECK(contains(diagnostics.all().front().message, c.field));
+    CHECK_FALSE(find(out, "lab/ranks/ranks.sbatch"));
+  }
+}
