@@ -15,5 +15,12 @@ int run_plan(const Args& args);     ///< cmd_plan.cc: render, diff, commit the p
 int run_apply(const Args& args);    ///< cmd_apply.cc: apply a committed, fresh plan
 int run_build(const Args& args);    ///< cmd_build.cc: render the output tree or object stream
 int run_results(const Args& args);  ///< cmd_results.cc: an acceptance run's result
+// The day-2 commands, on an applied env (compiler/plan/day2/).
+int run_status(const Args& args);        ///< cmd_status.cc: pods, transport, build, URLs
+int run_shell(const Args& args);         ///< cmd_shell.cc: a shell in a rank's pod
+int run_logs(const Args& args);          ///< cmd_logs.cc: every rank's log, prefixed
+int run_sync(const Args& args);          ///< cmd_sync.cc: a directory into /workspace
+int run_port_forward(const Args& args);  ///< cmd_port_forward.cc: debugpy or a service
+int run_urls(const Args& args);          ///< cmd_urls.cc: the Route URLs
 
 }  // namespace mlenv::driver

@@ -1,0 +1,47 @@
+// `mlenvc port-forward ENV [SERVICE]`: a local port to debugpy or a service in rank 0's pod.
+
+#include <iostream>
+
+#include "compiler/driver/commands.h"
+#include "compiler/driver/day2_options.h"
+#include "compiler/plan/day2/commands.h"
+
+namespace mlenv::driver {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: mlenvc port-forward ENV [SERVICE] [--local PORT] [--kubectl PATH] [--timeout=60s]\n"
+    "\n"
+    "Forwards localhost:PORT to a port in rank 0's pod of the env ENV (or CLUSTER/ENV) until\n"
+    "Ctrl-C: debugpy (5678, the env sets `debug = true`) by default, or SERVICE (vscode 8080,\n"
+    "jupyter 8888, tensorboard 6006) directly, without its proxy. Attach a debugger to\n"
+    "localhost:5678.\n"
+    "\n"
+    "  --local PORT           the local port (default: the same as in the pod)\n"
+    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --timeout=DURATION     limit for finding the pod (default 60s); the forward has none\n";
+
+}  // namespace
+
+int run_port_forward(const Args& args) {
+  Options options = parse_options(args, {"help", "h"}, {"kubectl", "timeout", "local"});
+  if (options.flag("help") || options.flag("h")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  plan::day2::PortForwardRequest request;
+  if (!read_target(options, {"port-forward", kUsage, 1, 2, "60s"}, request.target)) return 1;
+  if (options.positional.size() == 2) request.service = options.positional[1];
+  if (std::optional<std::string> local = options.value("local")) {
+    bool number = !local->empty() && local->size() <= 5 &&
+                  local->find_first_not_of("0123456789") == std::string::npos;
+    request.local_port = number ? std::stoi(*local) : 0;
+    if (request.local_port < 1 || request.local_port > 65535)
+      return usage_error("port-forward", "--local is a port, 1 to 65535", kUsage);
+  }
+  Diagnostics diagnostics;
+  int status = plan::day2::port_forward(request, diagnostics);
+  return finish(status, diagnostics);
+}
+
+}  // namespace mlenv::driver
