@@ -24,7 +24,8 @@ constexpr const char* kUsage =
 }  // namespace
 
 int run_logs(const Args& args) {
-  Options options = parse_options(args, {"help", "h", "f", "follow"}, {"kubectl", "timeout", "rank"});
+  Options options =
+      parse_options(args, {"help", "h", "f", "follow"}, {"kubectl", "timeout", "rank"});
   if (options.flag("help") || options.flag("h")) {
     std::cout << kUsage;
     return 0;

@@ -16,7 +16,8 @@ bool read_target(const Options& options, const CommandLine& line, plan::day2::Ta
   if (!options.error.empty()) return usage_error(line.command, options.error, line.usage) == 0;
   const std::size_t count = options.positional.size();
   if (count < line.min_args || count > line.max_args) {
-    return usage_error(line.command, count < line.min_args ? "missing arguments" : "too many arguments",
+    return usage_error(line.command,
+                       count < line.min_args ? "missing arguments" : "too many arguments",
                        line.usage) == 0;
   }
   std::optional<int> timeout =

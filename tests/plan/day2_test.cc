@@ -19,6 +19,7 @@
 #include "compiler/plan/day2/commands.h"
 #include "compiler/plan/day2/line_stream.h"
 #include "tests/plan/apply_fixture.h"
+#include "tests/plan/golden.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -40,11 +41,11 @@ struct Day2Fixture : ApplyFixture {
     commit_plan();
     if (apply_it) REQUIRE(apply() == 0);
     write_file(dir.path() + "/.status.json", kStatusFile);
-    reply({"get pods|0|@" + kRecorded + "pods_statefulset.json",
-           "get routes|0|@" + kRecorded + "routes.json",
-           "get builds|0|@" + kRecorded + "builds.json",
-           "exec -n nccl-test ml-dev-env-0 -c mlenv -- cat|0|@" + dir.path() + "/.status.json"},
-          true);
+    reply(
+        {"get pods|0|@" + kRecorded + "pods_statefulset.json",
+         "get routes|0|@" + kRecorded + "routes.json", "get builds|0|@" + kRecorded + "builds.json",
+         "exec -n nccl-test ml-dev-env-0 -c mlenv -- cat|0|@" + dir.path() + "/.status.json"},
+        true);
   }
 
   /// Runs `command` from the repository root with the log emptied; stdout in `out`, rendered
@@ -67,7 +68,8 @@ struct Day2Fixture : ApplyFixture {
   }
 };
 
-const std::string kPods = "oc get pods -n nccl-test -l app.kubernetes.io/instance=ml-dev-env -o json";
+const std::string kPods =
+    "oc get pods -n nccl-test -l app.kubernetes.io/instance=ml-dev-env -o json";
 
 TEST_CASE("day2: the recorded pods of a StatefulSet are its ranks, a build pod is not", "[day2]") {
   std::string error;
@@ -152,11 +154,13 @@ TEST_CASE("day2: status shows each rank, its transport, the build and the URLs",
         "  build: ml-dev-env-10 Running\n"
         "  url: https://ml-dev-env-jupyter-nccl-test.apps.barcelona.example.com/lab "
         "(ml-dev-env-jupyter)\n"
-        "  url: https://ml-dev-env-vscode-nccl-test.apps.barcelona.example.com (ml-dev-env-vscode)\n");
+        "  url: https://ml-dev-env-vscode-nccl-test.apps.barcelona.example.com "
+        "(ml-dev-env-vscode)\n");
   // Without ENV: every applied env, the same.
   std::string one = f.out;
-  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) { return show_status({"", "", 60}, out, d); }) ==
-          0);
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"", "", 60}, out, d);
+  }) == 0);
   CHECK(f.out == one);
 }
 
@@ -211,15 +215,18 @@ TEST_CASE("day2: logs prints every rank's log, each line prefixed with its rank"
           true);
   LogsRequest request;
   request.target = {"ml-dev-env", "", 60};
-  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) == 0);
-  CHECK(f.commands() == std::vector<std::string>{kPods, "oc logs -n nccl-test ml-dev-env-0 -c mlenv",
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) ==
+          0);
+  CHECK(f.commands() == std::vector<std::string>{kPods,
+                                                 "oc logs -n nccl-test ml-dev-env-0 -c mlenv",
                                                  "oc logs -n nccl-test ml-dev-env-1 -c mlenv"});
   CHECK(f.out ==
         "[0] rendezvous: 2 nodes\n[0] transport rdma\n[1] waiting for rank 0\n"
         "[1] no newline at the end\n");
   request.follow = true;
   request.rank = 1;
-  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) == 0);
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) ==
+          0);
   CHECK(f.commands() ==
         std::vector<std::string>{kPods, "oc logs -n nccl-test ml-dev-env-1 -c mlenv -f"});
   CHECK(f.out == "[1] waiting for rank 0\n[1] no newline at the end\n");
@@ -236,8 +243,7 @@ TEST_CASE("day2: logs prints every rank's log, each line prefixed with its rank"
                    "with status 1") != std::string::npos);
 }
 
-TEST_CASE("day2: followed logs are whole lines, whichever rank finishes a line first",
-          "[day2]") {
+TEST_CASE("day2: followed logs are whole lines, whichever rank finishes a line first", "[day2]") {
   // Real processes: rank 0 writes half a line, waits, then ends it; rank 1 writes a line
   // meanwhile. The half line is held back until complete.
   std::vector<LineSource> sources = {
@@ -251,8 +257,8 @@ TEST_CASE("day2: followed logs are whole lines, whichever rank finishes a line f
   std::vector<LineSource> endless = {
       {{"/bin/sh", "-c", "head -c 70000 /dev/zero | tr '\\0' a; echo; sleep 30"}, "> "}};
   CHECK(stream_lines(endless, long_out, 1) == std::vector<int>{124});
-  CHECK(long_out.str() == "> " + std::string(kMaxLine, 'a') + "\n> " +
-                              std::string(70000 - kMaxLine, 'a') + "\n");
+  CHECK(long_out.str() ==
+        "> " + std::string(kMaxLine, 'a') + "\n> " + std::string(70000 - kMaxLine, 'a') + "\n");
 }
 
 TEST_CASE("day2: sync copies into every pod with per-pod storage, once with rwx", "[day2]") {
@@ -262,8 +268,9 @@ TEST_CASE("day2: sync copies into every pod with per-pod storage, once with rwx"
   SyncRequest request;
   request.target = {"ml-dev-env", "", 60};
   request.dir = "work/";
-  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return sync_workspace(request, out, d); }) ==
-          0);
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) {
+    return sync_workspace(request, out, d);
+  }) == 0);
   CHECK(f.commands() ==
         std::vector<std::string>{
             kPods, "oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-0-x7k2p:/workspace",
@@ -275,8 +282,9 @@ TEST_CASE("day2: sync copies into every pod with per-pod storage, once with rwx"
   Day2Fixture shared("rwx");
   write_file(shared.dir.path() + "/work/train.py", "print(1)\n");
   request.dir = "work";
-  REQUIRE(shared.day2(
-              [&](std::ostream& out, Diagnostics& d) { return sync_workspace(request, out, d); }) == 0);
+  REQUIRE(shared.day2([&](std::ostream& out, Diagnostics& d) {
+    return sync_workspace(request, out, d);
+  }) == 0);
   CHECK(shared.commands() ==
         std::vector<std::string>{
             kPods, "oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-0:/workspace"});
@@ -288,16 +296,18 @@ TEST_CASE("day2: sync reports a pod that does not run and still syncs the others
   SyncRequest request;
   request.target = {"ml-dev-env", "", 60};
   request.dir = "work";
-  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return sync_workspace(request, out, d); }) ==
-        1);
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) {
+    return sync_workspace(request, out, d);
+  }) == 1);
   CHECK(f.commands() ==
         std::vector<std::string>{
             kPods, "oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-0:/workspace"});
   CHECK(f.err.find("error[E0752]: rank 1 of `barcelona/ml-dev-env` (pod `ml-dev-env-1`) is "
                    "CrashLoopBackOff, not running") != std::string::npos);
   request.dir = "missing";
-  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return sync_workspace(request, out, d); }) ==
-        1);
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) {
+    return sync_workspace(request, out, d);
+  }) == 1);
   CHECK(f.err.find("error[E0754]: `missing` is not a directory") != std::string::npos);
   CHECK(f.commands().empty());
 }
@@ -322,9 +332,11 @@ TEST_CASE("day2: sync --watch copies again when a file changes", "[day2]") {
     }
     return looks < 3;
   };
-  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return sync_workspace(request, out, d); }) ==
-          0);
-  const std::string rsync = "oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-0:/workspace";
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) {
+    return sync_workspace(request, out, d);
+  }) == 0);
+  const std::string rsync =
+      "oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-0:/workspace";
   CHECK(f.commands() == std::vector<std::string>{kPods, rsync, kPods, rsync});
   CHECK(looks == 3);
 }
@@ -350,16 +362,19 @@ TEST_CASE("day2: port-forward reaches debugpy or a service in rank 0's pod", "[d
 
 TEST_CASE("day2: urls lists the env's Routes", "[day2]") {
   Day2Fixture f;
-  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) { return show_urls({"ml-dev-env", "", 60}, out, d); }) ==
-          0);
-  CHECK(f.commands() == std::vector<std::string>{
-                            "oc get routes -n nccl-test -l app.kubernetes.io/instance=ml-dev-env -o json"});
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_urls({"ml-dev-env", "", 60}, out, d);
+  }) == 0);
+  CHECK(f.commands() ==
+        std::vector<std::string>{
+            "oc get routes -n nccl-test -l app.kubernetes.io/instance=ml-dev-env -o json"});
   CHECK(f.out ==
         "ml-dev-env-jupyter  https://ml-dev-env-jupyter-nccl-test.apps.barcelona.example.com/lab\n"
         "ml-dev-env-vscode  https://ml-dev-env-vscode-nccl-test.apps.barcelona.example.com\n");
   f.reply({"get routes|0|{\"items\": []}"}, true);
-  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) { return show_urls({"ml-dev-env", "", 60}, out, d); }) ==
-          0);
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_urls({"ml-dev-env", "", 60}, out, d);
+  }) == 0);
   CHECK(f.out == "barcelona/ml-dev-env exposes no URL\n");
 }
 
@@ -388,6 +403,35 @@ TEST_CASE("day2: an unknown, ambiguous or unapplied env is refused before any cl
   CHECK(f.day2(urls("madrid/ml-dev-env")) == 1);
   CHECK(f.err.find("error[E0750]: `madrid/ml-dev-env` is not applied") != std::string::npos);
   CHECK(f.commands().empty());
+}
+
+TEST_CASE("golden E0750 E0751 E0752 E0753 E0754: the day-2 commands", "[golden]") {
+  Day2Fixture unapplied("per_pod", false);
+  CHECK(unapplied.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"ml-dev-env", "", 60}, out, d);
+  }) == 1);
+  golden("E0750", unapplied.err);
+
+  Day2Fixture f;
+  ShellRequest shell;
+  shell.target = {"ml-dev-env", "", 60};
+  shell.rank = 5;
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(shell, d); }) == 1);
+  golden("E0751", f.err);
+  shell.rank = 1;
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(shell, d); }) == 1);
+  golden("E0752", f.err);
+  PortForwardRequest forward;
+  forward.target = {"ml-dev-env", "", 60};
+  forward.service = "tensorboard";
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return port_forward(forward, d); }) == 1);
+  golden("E0753", f.err);
+  SyncRequest sync;
+  sync.target = {"ml-dev-env", "", 60};
+  sync.dir = "no/such/dir";
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return sync_workspace(sync, out, d); }) ==
+        1);
+  golden("E0754", f.err);
 }
 
 }  // namespace

@@ -81,7 +81,7 @@ struct FakeEnv {
   std::vector<std::string> secrets;          ///< plan.json `secrets` entries, as JSON objects
   std::vector<std::string> grants;           ///< plan.json `grants` entries, as JSON objects
   std::vector<std::string> actions;          ///< plan.json `actions` entries; empty writes no key
-  std::vector<std::string> more_keys;  ///< more plan.json members, as JSON (`"nodes": 2`)
+  std::vector<std::string> more_keys;        ///< more plan.json members, as JSON (`"nodes": 2`)
 };
 
 /// The image the typical env's build produces and its StatefulSet names.

@@ -5,6 +5,7 @@
 
 #include "boot_status.h"
 #include "harness.h"
+#include "util.h"
 
 namespace {
 
@@ -29,19 +30,21 @@ BootProcess start_node(const TempDir& dir, int rank, int port, bool dry_run) {
   std::string config =
       boot_test::write_config(dir, boot_test::test_config(overrides), "boot" + r + ".json");
   const std::string tree = dir.path() + "/plain";
-  std::vector<std::string> args = {"--config",     config,          "--rdzv",
-                                   "127.0.0.1:" + std::to_string(port), "--node-rank",
-                                   r,              "--sysfs-root",  tree + "/sys",
-                                   "--proc-root",  tree + "/proc",  "--dev-root",
-                                   tree + "/dev"};
+  std::vector<std::string> args = {"--config",     config,
+                                   "--rdzv",       "127.0.0.1:" + std::to_string(port),
+                                   "--node-rank",  r,
+                                   "--sysfs-root", tree + "/sys",
+                                   "--proc-root",  tree + "/proc",
+                                   "--dev-root",   tree + "/dev"};
   if (dry_run) args.push_back("--dry-run");
-  return boot_test::start_boot(dir, "node" + r + (dry_run ? "dry" : ""), args);
+  // The configs differ (each pod's own shell_env), so the token must not be derived from them.
+  return boot_test::start_boot(dir, "node" + r + (dry_run ? "dry" : ""), args,
+                               {{"MLENV_JOB_TOKEN", "status-file-test"}});
 }
 
 }  // namespace
 
-TEST_CASE("status file: every node publishes its rank and transport beside shell_env",
-          "[status]") {
+TEST_CASE("status file: every node publishes its rank and transport beside shell_env", "[status]") {
   TempDir dir;
   plain_tree(dir);
   int port = boot_test::free_port();
@@ -70,8 +73,7 @@ TEST_CASE("status file: every node publishes its rank and transport beside shell
   }
 }
 
-TEST_CASE("status file: a dry run publishes nothing, and no shell_env means no file",
-          "[status]") {
+TEST_CASE("status file: a dry run publishes nothing, and no shell_env means no file", "[status]") {
   TempDir dir;
   plain_tree(dir);
   int port = boot_test::free_port();

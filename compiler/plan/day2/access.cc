@@ -19,8 +19,11 @@ int open_shell(const ShellRequest& request, Diagnostics& diagnostics) {
   if (!session) return 1;
   std::optional<RankPod> pod = session->running_pod(request.rank, diagnostics);
   if (!pod) return 1;
-  std::vector<std::string> args = {"exec", request.tty ? "-it" : "-i", "-n", session->namespace_(),
-                                   pod->name, "-c", kMainContainer, "--", "/bin/sh", "-c",
+  std::vector<std::string> args = {"exec",         request.tty ? "-it" : "-i",
+                                   "-n",           session->namespace_(),
+                                   pod->name,      "-c",
+                                   kMainContainer, "--",
+                                   "/bin/sh",      "-c",
                                    kLoginShell};
   return run_attached(session->argv(args));
 }
@@ -43,9 +46,9 @@ int port_forward(const PortForwardRequest& request, Diagnostics& diagnostics) {
   std::optional<RankPod> pod = session->running_pod(0, diagnostics);
   if (!pod) return 1;
   const int local = request.local_port > 0 ? request.local_port : it->second;
-  return run_attached(session->argv({"port-forward", "-n", session->namespace_(),
-                                     "pod/" + pod->name,
-                                     std::to_string(local) + ":" + std::to_string(it->second)}));
+  return run_attached(
+      session->argv({"port-forward", "-n", session->namespace_(), "pod/" + pod->name,
+                     std::to_string(local) + ":" + std::to_string(it->second)}));
 }
 
 int show_urls(const Target& target, std::ostream& out, Diagnostics& diagnostics) {
@@ -54,7 +57,8 @@ int show_urls(const Target& target, std::ostream& out, Diagnostics& diagnostics)
   std::optional<std::vector<ExposedUrl>> urls = exposed_urls(*session, diagnostics);
   if (!urls) return 1;
   if (urls->empty()) out << session->env().unit << " exposes no URL\n";
-  for (const ExposedUrl& url : *urls) out << printable(url.name) << "  " << printable(url.url) << '\n';
+  for (const ExposedUrl& url : *urls)
+    out << printable(url.name) << "  " << printable(url.url) << '\n';
   return 0;
 }
 

@@ -61,8 +61,7 @@ std::optional<AppliedEnv> load_record(const Repository& repo, const std::string&
 }
 
 std::unique_ptr<Repository> open_repository(Diagnostics& diagnostics) {
-  std::unique_ptr<Repository> repo =
-      Repository::discover(std::filesystem::current_path().string());
+  std::unique_ptr<Repository> repo = Repository::discover(std::filesystem::current_path().string());
   if (!repo) {
     diagnostics.report(Code::E0601, {}, "no git repository contains `.`",
                        "run the command in the checkout that holds the plans");

@@ -149,7 +149,8 @@ std::optional<BuildState> parse_latest_build(const std::string& json, std::strin
     std::optional<BuildState> out;
     int latest = -1;
     for (const YAML::Node& build : items_of(json)) {
-      int number = small_number(text_at(build, {"metadata", "annotations", "openshift.io/build.number"}));
+      int number =
+          small_number(text_at(build, {"metadata", "annotations", "openshift.io/build.number"}));
       if (number <= latest) continue;
       latest = number;
       out = BuildState{text_at(build, {"metadata", "name"}), text_at(build, {"status", "phase"})};

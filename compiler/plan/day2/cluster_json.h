@@ -13,9 +13,9 @@ namespace mlenv::plan::day2 {
 struct RankPod {
   int rank = 0;
   std::string name;
-  std::string node;   ///< spec.nodeName; "" while unscheduled
-  std::string phase;  ///< status.phase, or the main container's waiting reason, or Terminating
-  int restarts = 0;   ///< restartCount of the main container
+  std::string node;      ///< spec.nodeName; "" while unscheduled
+  std::string phase;     ///< status.phase, or the main container's waiting reason, or Terminating
+  int restarts = 0;      ///< restartCount of the main container
   bool running = false;  ///< phase Running and the main container running: exec can reach it
   std::string created;   ///< metadata.creationTimestamp (RFC 3339, compares as text)
 };

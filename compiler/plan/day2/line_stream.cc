@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Child {
   pid_t pid = -1;
-  int fd = -1;  ///< read end of its stdout; -1 once at end of file
+  int fd = -1;          ///< read end of its stdout; -1 once at end of file
   std::string pending;  ///< the start of a line not complete yet
   int status = 127;
 };
@@ -52,7 +52,8 @@ void flush_lines(Child& child, const std::string& prefix, std::ostream& out, boo
   std::size_t start = 0;
   for (;;) {
     std::size_t end = child.pending.find('\n', start);
-    if (end == std::string::npos && child.pending.size() - start >= kMaxLine) end = start + kMaxLine;
+    if (end == std::string::npos && child.pending.size() - start >= kMaxLine)
+      end = start + kMaxLine;
     if (end == std::string::npos) break;
     out << prefix;
     out.write(child.pending.data() + start, static_cast<std::streamsize>(end - start));
@@ -123,7 +124,8 @@ std::vector<int> stream_lines(const std::vector<LineSource>& sources, std::ostre
       flush_lines(child, sources[i].prefix, out, true);
     }
     int status = 0;
-    if (child.pid > 0 && waitpid(child.pid, &status, 0) == child.pid) child.status = exit_status(status);
+    if (child.pid > 0 && waitpid(child.pid, &status, 0) == child.pid)
+      child.status = exit_status(status);
     statuses.push_back(late && child.status == 128 + SIGTERM ? 124 : child.status);
   }
   return statuses;

@@ -9,8 +9,8 @@ namespace mlenv::plan::day2 {
 namespace {
 
 LineSource log_of(const Session& session, const RankPod& pod, bool follow) {
-  std::vector<std::string> args = {"logs", "-n", session.namespace_(), pod.name, "-c",
-                                   kMainContainer};
+  std::vector<std::string> args = {"logs",   "-n", session.namespace_(),
+                                   pod.name, "-c", kMainContainer};
   if (follow) args.push_back("-f");
   return {session.argv(args), "[" + std::to_string(pod.rank) + "] "};
 }
@@ -27,11 +27,11 @@ std::optional<std::vector<RankPod>> selected_pods(const Session& session,
     if (!rank || pod.rank == *rank) out.push_back(std::move(pod));
   }
   if (out.empty()) {
-    diagnostics.report(Code::E0752, {},
-                       (rank ? "rank " + std::to_string(*rank) + " of `" + session.env().unit +
-                                   "` has no pod"
-                             : "no rank of `" + session.env().unit + "` has a pod"),
-                       "see `mlenvc status " + session.env().unit + "`");
+    diagnostics.report(
+        Code::E0752, {},
+        (rank ? "rank " + std::to_string(*rank) + " of `" + session.env().unit + "` has no pod"
+              : "no rank of `" + session.env().unit + "` has a pod"),
+        "see `mlenvc status " + session.env().unit + "`");
     return std::nullopt;
   }
   return out;
@@ -61,10 +61,11 @@ int show_logs(const LogsRequest& request, std::ostream& out, Diagnostics& diagno
   for (std::size_t i = 0; i < sources.size(); ++i) {
     if (statuses[i] == 0) continue;
     ok = false;
-    diagnostics.report(statuses[i] == 124 ? Code::E0707 : Code::E0706, {},
-                       "`" + shell_words(sources[i].argv) + "` " +
-                           (statuses[i] == 124 ? std::string("did not finish in time")
-                                               : "exited with status " + std::to_string(statuses[i])));
+    diagnostics.report(
+        statuses[i] == 124 ? Code::E0707 : Code::E0706, {},
+        "`" + shell_words(sources[i].argv) + "` " +
+            (statuses[i] == 124 ? std::string("did not finish in time")
+                                : "exited with status " + std::to_string(statuses[i])));
   }
   return ok ? 0 : 1;
 }

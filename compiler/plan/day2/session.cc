@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 
 #include "compiler/diag/render.h"
@@ -17,8 +18,7 @@ std::optional<Session> Session::open(const Target& target, Diagnostics& diagnost
   return of(std::move(*env), target, diagnostics);
 }
 
-std::optional<Session> Session::of(AppliedEnv env, const Target& target,
-                                   Diagnostics& diagnostics) {
+std::optional<Session> Session::of(AppliedEnv env, const Target& target, Diagnostics& diagnostics) {
   Session session;
   // OpenShift's client first on OpenShift (`rsync`, builds, Routes); kubectl elsewhere.
   const bool openshift = env.plan.target == "openshift";
@@ -58,11 +58,11 @@ std::optional<std::string> Session::capture(const std::vector<std::string>& args
                        shown + " did not finish in " + std::to_string(timeout_seconds_) + "s",
                        "raise --timeout, or check that the cluster answers");
   } else {
-    diagnostics.report(Code::E0706, {},
-                       shown + (result.not_started
-                                    ? std::string(" could not start")
+    diagnostics.report(
+        Code::E0706, {},
+        shown + (result.not_started ? std::string(" could not start")
                                     : " exited with status " + std::to_string(result.status)),
-                       "its own message is above");
+        "its own message is above");
   }
   return std::nullopt;
 }
@@ -81,8 +81,7 @@ std::optional<std::vector<RankPod>> Session::rank_pods(Diagnostics& diagnostics)
 
 bool Session::check_rank(int rank, Diagnostics& diagnostics) const {
   if (rank >= 0 && (env_.nodes == 0 || rank < env_.nodes)) return true;
-  diagnostics.report(Code::E0751, {},
-                     "`" + env_.unit + "` has no rank " + std::to_string(rank),
+  diagnostics.report(Code::E0751, {}, "`" + env_.unit + "` has no rank " + std::to_string(rank),
                      env_.nodes > 0 ? "its ranks are 0 to " + std::to_string(env_.nodes - 1)
                                     : "ranks count from 0");
   return false;
@@ -112,7 +111,8 @@ int run_attached(const std::vector<std::string>& argv) {
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   // As system(3) does: the terminal's Ctrl-C reaches the child, which decides what it means.
-  struct sigaction ignore {}, old_int {}, old_quit {};
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);

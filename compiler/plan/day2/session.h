@@ -14,8 +14,8 @@ namespace mlenv::plan::day2 {
 
 /// What every day-2 command is asked: the env and how to reach the cluster.
 struct Target {
-  std::string env;     ///< `ENV` or `CLUSTER/ENV`
-  std::string client;  ///< --kubectl PATH; "" for the platform's client on PATH
+  std::string env;           ///< `ENV` or `CLUSTER/ENV`
+  std::string client;        ///< --kubectl PATH; "" for the platform's client on PATH
   int timeout_seconds = 60;  ///< limit of each client call that ends by itself
 };
 

@@ -18,10 +18,10 @@ using Row = std::vector<std::string>;
 std::string transport_of(const Session& session, const RankPod& pod) {
   if (!pod.running) return "-";
   Diagnostics ignored;  // a pod still starting has no file yet: not an error of `status`
-  std::optional<std::string> json = session.capture(
-      {"exec", "-n", session.namespace_(), pod.name, "-c", kMainContainer, "--", "cat",
-       kBootStatusFile},
-      ignored);
+  std::optional<std::string> json =
+      session.capture({"exec", "-n", session.namespace_(), pod.name, "-c", kMainContainer, "--",
+                       "cat", kBootStatusFile},
+                      ignored);
   std::string error;
   std::optional<BootStatus> status = json ? parse_boot_status(*json, error) : std::nullopt;
   return status && !status->transport.empty() ? status->transport : "-";
@@ -33,8 +33,8 @@ std::vector<Row> rank_rows(const Session& session, const std::vector<RankPod>& p
   int ranks = session.env().nodes;
   for (const RankPod& pod : pods) ranks = std::max(ranks, pod.rank + 1);
   for (int rank = 0; rank < ranks; ++rank) {
-    auto pod = std::find_if(pods.begin(), pods.end(),
-                            [rank](const RankPod& p) { return p.rank == rank; });
+    auto pod =
+        std::find_if(pods.begin(), pods.end(), [rank](const RankPod& p) { return p.rank == rank; });
     if (pod == pods.end()) {
       rows.push_back({std::to_string(rank), "-", "-", "Missing", "-", "-"});
       continue;
@@ -67,10 +67,10 @@ void print_build(std::ostream& out, const Session& session) {
   const std::string& build_config = session.env().build_config;
   if (build_config.empty()) return;
   Diagnostics ignored;  // status shows what it can read
-  std::optional<std::string> json = session.capture(
-      {"get", "builds", "-n", session.namespace_(), "-l",
-       "openshift.io/build-config.name=" + build_config, "-o", "json"},
-      ignored);
+  std::optional<std::string> json =
+      session.capture({"get", "builds", "-n", session.namespace_(), "-l",
+                       "openshift.io/build-config.name=" + build_config, "-o", "json"},
+                      ignored);
   std::string error = "unreadable";
   std::optional<BuildState> build = json ? parse_latest_build(*json, error) : std::nullopt;
   out << "  build: "

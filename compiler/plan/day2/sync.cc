@@ -25,8 +25,7 @@ Fingerprint fingerprint(const std::string& dir) {
        !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
     std::error_code ignored;  // a file removed while walking is seen at the next round
     const bool file = it->is_regular_file(ignored);
-    out[it->path().string()] = {file ? it->file_size(ignored) : 0,
-                                it->last_write_time(ignored)};
+    out[it->path().string()] = {file ? it->file_size(ignored) : 0, it->last_write_time(ignored)};
   }
   return out;
 }
@@ -41,11 +40,11 @@ std::vector<std::string> copy_args(const Session& session, const std::string& di
   std::string source = dir;
   while (source.size() > 1 && source.back() == '/') source.pop_back();
   if (session.is_oc()) {
-    return {"rsync", "-n", session.namespace_(), "-c", kMainContainer, "--no-perms",
-            source + "/", pod.name + ":/workspace"};
+    return {"rsync",        "-n",         session.namespace_(), "-c",
+            kMainContainer, "--no-perms", source + "/",         pod.name + ":/workspace"};
   }
-  return {"cp", "-n", session.namespace_(), "-c", kMainContainer, source + "/.",
-          pod.name + ":/workspace"};
+  return {"cp",           "-n",          session.namespace_(),    "-c",
+          kMainContainer, source + "/.", pod.name + ":/workspace"};
 }
 
 // The pods holding a /workspace: rank 0's when every pod mounts the same one (rwx), else all.
@@ -64,13 +63,13 @@ std::optional<std::vector<RankPod>> workspace_pods(const Session& session,
       out.push_back(*pod);
       continue;
     }
-    diagnostics.report(Code::E0752, {},
-                       "rank " + std::to_string(rank) + " of `" + session.env().unit + "` " +
-                           (pod == pods->end() ? "has no pod"
-                                               : "(pod `" + printable(pod->name) + "`) is " +
-                                                     printable(pod->phase) + ", not running"),
-                       "its /workspace was not synced; see `mlenvc status " +
-                           session.env().unit + "`");
+    diagnostics.report(
+        Code::E0752, {},
+        "rank " + std::to_string(rank) + " of `" + session.env().unit + "` " +
+            (pod == pods->end() ? "has no pod"
+                                : "(pod `" + printable(pod->name) + "`) is " +
+                                      printable(pod->phase) + ", not running"),
+        "its /workspace was not synced; see `mlenvc status " + session.env().unit + "`");
   }
   return out;
 }
@@ -82,8 +81,7 @@ bool sync_once(const Session& session, const std::string& dir, std::ostream& out
   if (!pods) return false;
   bool ok = !diagnostics.has_errors();
   for (const RankPod& pod : *pods) {
-    out << "Syncing " << dir << " to /workspace of rank " << pod.rank << " (" << pod.name
-        << ")\n";
+    out << "Syncing " << dir << " to /workspace of rank " << pod.rank << " (" << pod.name << ")\n";
     out.flush();
     // The client's file listing is not shown; when it fails, its own message (stderr) is.
     ok = session.capture(copy_args(session, dir, pod), diagnostics).has_value() && ok;
