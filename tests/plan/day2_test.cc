@@ -164,6 +164,21 @@ TEST_CASE("day2: status shows each rank, its transport, the build and the URLs",
   CHECK(f.out == one);
 }
 
+TEST_CASE("day2: status escapes what the cluster says before printing it", "[day2]") {
+  Day2Fixture f;
+  write_file(f.dir.path() + "/.hostile.json",
+             R"({"items": [{"metadata": {"name": "ml-dev-env-0"}, "spec": {"nodeName":)"
+             R"( "node\u001b]0;owned\u0007"}, "status": {"phase": "Pending\r\nRunning"}}]})");
+  f.reply({"get pods|0|@" + f.dir.path() + "/.hostile.json"}, true);
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"ml-dev-env", "", 60}, out, d);
+  }) == 0);
+  CHECK(f.out.find('\x1b') == std::string::npos);
+  CHECK(f.out.find('\r') == std::string::npos);
+  CHECK(f.out.find("node\\u001b]0;owned\\u0007") != std::string::npos);
+  CHECK(f.out.find("1     -             -") != std::string::npos);  // rank 1 has no pod
+}
+
 TEST_CASE("day2: shell opens a login shell in rank 0's pod, or the rank asked", "[day2]") {
   Day2Fixture f;
   ShellRequest request;
@@ -244,21 +259,31 @@ TEST_CASE("day2: logs prints every rank's log, each line prefixed with its rank"
 }
 
 TEST_CASE("day2: followed logs are whole lines, whichever rank finishes a line first", "[day2]") {
-  // Real processes: rank 0 writes half a line, waits, then ends it; rank 1 writes a line
-  // meanwhile. The half line is held back until complete.
+  // Real processes: rank 0 writes half a line and ends it only after rank 1 has written a whole
+  // line. Whatever order they are read in, every line comes out whole.
+  TempDir dir;
+  const std::string mark = dir.path() + "/rank1-wrote";
   std::vector<LineSource> sources = {
-      {{"/bin/sh", "-c", "printf 'ab'; sleep 0.5; printf 'c\\nlast'"}, "[0] "},
-      {{"/bin/sh", "-c", "sleep 0.2; printf 'x\\n'"}, "[1] "}};
+      {{"/bin/sh", "-c",
+        "printf 'ab'; while [ ! -e " + mark + " ]; do sleep 0.02; done; printf 'c\\nlast'"},
+       "[0] "},
+      {{"/bin/sh", "-c", "printf 'x\\n'; touch " + mark}, "[1] "}};
   std::ostringstream out;
   CHECK(stream_lines(sources, out, 0) == std::vector<int>{0, 0});
-  CHECK(out.str() == "[1] x\n[0] abc\n[0] last\n");
-  // A line longer than kMaxLine comes in pieces, each prefixed; a deadline stops a follower.
+  CHECK((out.str() == "[1] x\n[0] abc\n[0] last\n" || out.str() == "[0] abc\n[1] x\n[0] last\n" ||
+         out.str() == "[0] abc\n[0] last\n[1] x\n"));
+  // A line longer than kMaxLine comes in pieces, each prefixed.
   std::ostringstream long_out;
-  std::vector<LineSource> endless = {
-      {{"/bin/sh", "-c", "head -c 70000 /dev/zero | tr '\\0' a; echo; sleep 30"}, "> "}};
-  CHECK(stream_lines(endless, long_out, 1) == std::vector<int>{124});
+  std::vector<LineSource> long_line = {
+      {{"/bin/sh", "-c", "head -c 70000 /dev/zero | tr '\\0' a; echo"}, "> "}};
+  CHECK(stream_lines(long_line, long_out, 0) == std::vector<int>{0});
   CHECK(long_out.str() ==
         "> " + std::string(kMaxLine, 'a') + "\n> " + std::string(70000 - kMaxLine, 'a') + "\n");
+  // A deadline stops a follower that would go on, after what it wrote.
+  std::ostringstream stopped;
+  std::vector<LineSource> endless = {{{"/bin/sh", "-c", "echo x; exec sleep 30"}, "> "}};
+  CHECK(stream_lines(endless, stopped, 3) == std::vector<int>{124});
+  CHECK(stopped.str() == "> x\n");
 }
 
 TEST_CASE("day2: sync copies into every pod with per-pod storage, once with rwx", "[day2]") {
@@ -278,6 +303,14 @@ TEST_CASE("day2: sync copies into every pod with per-pod storage, once with rwx"
   CHECK(f.out ==
         "Syncing work/ to /workspace of rank 0 (ml-dev-env-0-x7k2p)\n"
         "Syncing work/ to /workspace of rank 1 (ml-dev-env-1-q9w8e)\n");
+
+  // kubectl has no rsync: `cp DIR/.` copies the contents the same way.
+  request.target.client = f.dir.path() + "/.bin/kubectl";
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) {
+    return sync_workspace(request, out, d);
+  }) == 0);
+  CHECK(f.commands()[1] == "kubectl cp -n nccl-test -c mlenv work/. ml-dev-env-0-x7k2p:/workspace");
+  request.target.client = "";
 
   Day2Fixture shared("rwx");
   write_file(shared.dir.path() + "/work/train.py", "print(1)\n");

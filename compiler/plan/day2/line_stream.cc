@@ -52,7 +52,9 @@ void flush_lines(Child& child, const std::string& prefix, std::ostream& out, boo
   std::size_t start = 0;
   for (;;) {
     std::size_t end = child.pending.find('\n', start);
-    if (end == std::string::npos && child.pending.size() - start >= kMaxLine)
+    // A line over kMaxLine is cut, whether its end is already read or not.
+    if (child.pending.size() - start >= kMaxLine &&
+        (end == std::string::npos || end - start > kMaxLine))
       end = start + kMaxLine;
     if (end == std::string::npos) break;
     out << prefix;
