@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "boot_status.h"
 #include "config.h"
 #include "control.h"
 #include "environment.h"
@@ -299,13 +300,16 @@ void print_stdout(const std::string& text) {
   (void)ignored;
 }
 
-// Phase 5's files: the DeepSpeed hostfile, .deepspeed_env and the login shells' variables.
+// Phase 5's files: the DeepSpeed hostfile, .deepspeed_env, the login shells' variables and the
+// status file `mlenvc status` reads.
 void write_node_files(const BootConfig& config, const JobPlan& plan, const Identity& identity,
                       const NodeEnvironment& env) {
   write_job_files(config, env);
   if (!config.shell_env.empty()) {
     write_shell_env(config.shell_env, shell_env_lines(env, plan, identity.node_rank));
   }
+  write_status_file(status_file_path(config.shell_env),
+                    status_document(config.job, identity.node_rank, plan));
 }
 
 // Phase 6: the NCCL all-reduce sweep across every GPU of every node; its exit code.

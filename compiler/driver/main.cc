@@ -24,14 +24,21 @@ constexpr Command kCommands[] = {
     {"apply", "apply a committed, fresh plan with oc/kubectl", mlenv::driver::run_apply},
     {"destroy", "delete an applied env from its cluster", mlenv::driver::run_destroy},
     {"results", "show an acceptance run's result", mlenv::driver::run_results},
-    {"port-forward", "reach an env's tools (and debugpy) on this machine",
+    {"status", "each rank's pod, node, phase and transport; the build; the URLs",
+     mlenv::driver::run_status},
+    {"shell", "a shell in a rank's pod", mlenv::driver::run_shell},
+    {"logs", "every rank's log, each line prefixed with its rank", mlenv::driver::run_logs},
+    {"sync", "copy a directory into /workspace of the pods (--watch: on every change)",
+     mlenv::driver::run_sync},
+    {"port-forward", "forward a local port to debugpy or a service in rank 0's pod",
      mlenv::driver::run_port_forward},
+    {"urls", "the URLs of the env's Routes", mlenv::driver::run_urls},
 };
 
 void usage(std::ostream& out) {
   out << "usage: mlenvc <command> [options]\n\ncommands:\n";
   for (const Command& c : kCommands) {
-    out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << '\n';
+    out << "  " << c.name << std::string(14 - c.name.size(), ' ') << c.summary << '\n';
   }
   out << "\n`mlenvc <command> --help` for a command's options.\n";
 }

@@ -163,6 +163,13 @@ std::string plan_json(const EnvLayout& layout, const PlanContext& context,
   doc.set("env_kind", env.kind == ir::EnvKind::dev   ? "dev"
                       : env.kind == ir::EnvKind::run ? "run"
                                                      : "acceptance");
+  // What the day-2 commands need (compiler/plan/day2/): the ranks, whether every pod mounts the
+  // same /workspace, and the ports `mlenvc port-forward` reaches in rank 0's pod.
+  doc.set("nodes", env.nodes);
+  doc.set("storage", env.storage.mode == ir::StorageMode::rwx ? "rwx" : "per_pod");
+  Value& ports = doc.set("ports", Value::map());
+  if (env.debug) ports.set("debugpy", kDebugpyPort);
+  for (const ExposedService& service : layout.services) ports.set(service.name, service.app_port);
   doc.set("inputs_sha256", env_inputs_sha256(env, context.platform, objects, files));
   Value& out = doc.set("objects", Value::seq());
   for (const PlannedObject& p : objects) {

@@ -12,6 +12,7 @@
 #include "compiler/plan/apply/destroy.h"
 #include "compiler/plan/apply/results.h"
 #include "tests/plan/apply_fixture.h"
+#include "tests/plan/golden.h"
 
 namespace mlenv::plan {
 namespace {
@@ -26,14 +27,6 @@ std::string rendered(const Diagnostics& diagnostics, const std::string& tmp) {
   for (std::size_t at; !tmp.empty() && (at = text.find(tmp)) != std::string::npos;)
     text.replace(at, tmp.size(), "$TMP");
   return text;
-}
-
-void golden(const std::string& code, const std::string& text) {
-  const std::string path = std::string(MLENV_PLAN_GOLDEN_DIR) + "/" + code + ".stderr";
-  if (std::getenv("MLENV_UPDATE_GOLDEN") != nullptr) write_file(path, text);
-  INFO("golden file " << path);
-  CHECK(text.find((code[0] == 'W' ? "warning[" : "error[") + code + "]") != std::string::npos);
-  CHECK(read_file(path) == text);
 }
 
 TEST_CASE("golden E0601 E0605 E0608: where the plan directory may be", "[golden]") {

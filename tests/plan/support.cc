@@ -344,6 +344,7 @@ target::Output render(const std::vector<FakeEnv>& envs) {
     if (!env.secrets.empty()) list("secrets", env.secrets);
     if (!env.grants.empty()) list("grants", env.grants);
     if (!env.actions.empty()) list("actions", env.actions);
+    for (const std::string& member : env.more_keys) json << ",\n  " << member;
     json << "\n}\n";
     files[dir + "plan.json"] = json.str();
   }

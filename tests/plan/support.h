@@ -82,6 +82,7 @@ struct FakeEnv {
   std::vector<std::string> grants;           ///< plan.json `grants` entries, as JSON objects
   std::vector<std::string> actions;          ///< plan.json `actions` entries; empty writes no key
   std::string platform;  ///< plan.json `platform`; "" writes the older `target: openshift`
+  std::vector<std::string> more_keys;  ///< more plan.json members, as JSON (`"nodes": 2`)
 };
 
 /// The image the typical env's build produces and its StatefulSet names.

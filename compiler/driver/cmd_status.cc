@@ -1,0 +1,38 @@
+// `mlenvc status [ENV]`: what runs of the applied envs.
+
+#include <iostream>
+
+#include "compiler/driver/commands.h"
+#include "compiler/driver/day2_options.h"
+#include "compiler/plan/day2/commands.h"
+
+namespace mlenv::driver {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: mlenvc status [ENV] [--kubectl PATH] [--timeout=60s]\n"
+    "\n"
+    "Shows the env ENV (or CLUSTER/ENV; every applied env when none is named) as the cluster\n"
+    "runs it: each rank's pod, node, phase, restarts and the transport its mlenv-boot chose\n"
+    "(rdma or tcp, from /run/mlenv/status.json in the pod), the latest build of its\n"
+    "BuildConfig and the URLs of its Routes. The env's namespace and ranks come from its last\n"
+    "apply (refs/mlenv/applied/<cluster>/<env>).\n"
+    "\n"
+    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --timeout=DURATION     limit for each client call (default 60s)\n";
+
+}  // namespace
+
+int run_status(const Args& args) {
+  Options options = parse_options(args, {"help", "h"}, {"kubectl", "timeout"});
+  if (options.flag("help") || options.flag("h")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  plan::day2::Target target;
+  if (!read_target(options, {"status", kUsage, 0, 1, "60s"}, target)) return 1;
+  Diagnostics diagnostics;
+  return finish(plan::day2::show_status(target, std::cout, diagnostics), diagnostics);
+}
+
+}  // namespace mlenv::driver

@@ -1,0 +1,42 @@
+// `mlenvc sync ENV DIR [--watch]`: a directory into /workspace of the env's pods.
+
+#include <iostream>
+
+#include "compiler/driver/commands.h"
+#include "compiler/driver/day2_options.h"
+#include "compiler/plan/day2/commands.h"
+
+namespace mlenv::driver {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: mlenvc sync ENV DIR [--watch] [--kubectl PATH] [--timeout=30m]\n"
+    "\n"
+    "Copies the contents of the local directory DIR into /workspace of the env ENV (or\n"
+    "CLUSTER/ENV): into every pod when each pod has its own workspace (storage per_pod), into\n"
+    "rank 0's pod only when all share one (rwx). With `oc rsync` (kubectl: `cp`); files are\n"
+    "added and replaced, never deleted.\n"
+    "\n"
+    "  --watch                after the first copy, copy again whenever a file of DIR changes\n"
+    "                         (checked every second) until Ctrl-C: a dev session\n"
+    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --timeout=DURATION     limit for each client call (default 30m)\n";
+
+}  // namespace
+
+int run_sync(const Args& args) {
+  Options options = parse_options(args, {"help", "h", "watch"}, {"kubectl", "timeout"});
+  if (options.flag("help") || options.flag("h")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  plan::day2::SyncRequest request;
+  if (!read_target(options, {"sync", kUsage, 2, 2, "30m"}, request.target)) return 1;
+  request.dir = options.positional[1];
+  request.watch = options.flag("watch");
+  Diagnostics diagnostics;
+  int status = plan::day2::sync_workspace(request, std::cout, diagnostics);
+  return finish(status, diagnostics);
+}
+
+}  // namespace mlenv::driver

@@ -1,0 +1,53 @@
+#include "compiler/driver/day2_options.h"
+
+#include <iostream>
+
+#include "compiler/diag/render.h"
+#include "compiler/plan/apply/runner.h"
+
+namespace mlenv::driver {
+
+int usage_error(const char* command, const std::string& message, const char* usage) {
+  std::cerr << "mlenvc " << command << ": " << message << '\n' << usage;
+  return 1;
+}
+
+bool read_target(const Options& options, const CommandLine& line, plan::day2::Target& target) {
+  if (!options.error.empty()) return usage_error(line.command, options.error, line.usage) == 0;
+  const std::size_t count = options.positional.size();
+  if (count < line.min_args || count > line.max_args) {
+    return usage_error(line.command,
+                       count < line.min_args ? "missing arguments" : "too many arguments",
+                       line.usage) == 0;
+  }
+  std::optional<int> timeout =
+      plan::parse_duration(options.value("timeout").value_or(line.default_timeout));
+  if (!timeout) {
+    return usage_error(line.command, "--timeout is a duration like 60s or 5m (at most 720h)",
+                       line.usage) == 0;
+  }
+  target.env = count > 0 ? options.positional[0] : "";
+  target.client = options.value("kubectl").value_or("");
+  target.timeout_seconds = *timeout;
+  return true;
+}
+
+std::optional<int> read_rank(const Options& options, const char* command, const char* usage) {
+  std::string text = options.value("rank").value_or("0");
+  bool number = !text.empty() && text.size() <= 9 &&
+                text.find_first_not_of("0123456789", text[0] == '-' ? 1 : 0) == std::string::npos &&
+                text != "-";
+  if (!number) {
+    usage_error(command, "--rank is a number, not `" + printable(text) + "`", usage);
+    return std::nullopt;
+  }
+  return std::stoi(text);
+}
+
+int finish(int status, const Diagnostics& diagnostics) {
+  SourceManager none;
+  for (const Diagnostic& d : diagnostics.all()) render_text(std::cerr, none, d);
+  return status;
+}
+
+}  // namespace mlenv::driver

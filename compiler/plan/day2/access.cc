@@ -1,0 +1,65 @@
+// shell, port-forward and urls: reaching what runs in an env's pods.
+
+#include "compiler/diag/render.h"
+#include "compiler/plan/day2/commands.h"
+#include "compiler/plan/day2/routes.h"
+
+namespace mlenv::plan::day2 {
+namespace {
+
+// A login shell sources /etc/profile.d, where the image reads mlenv-boot's env.sh (the job's
+// NCCL variables); bash when the image has it, else sh. A failed `exec` of a missing program
+// would end a POSIX sh, so bash is looked up first.
+constexpr const char* kLoginShell = "command -v bash >/dev/null && exec bash -l; exec sh -l";
+
+}  // namespace
+
+int open_shell(const ShellRequest& request, Diagnostics& diagnostics) {
+  std::optional<Session> session = Session::open(request.target, diagnostics);
+  if (!session) return 1;
+  std::optional<RankPod> pod = session->running_pod(request.rank, diagnostics);
+  if (!pod) return 1;
+  std::vector<std::string> args = {"exec",         request.tty ? "-it" : "-i",
+                                   "-n",           session->namespace_(),
+                                   pod->name,      "-c",
+                                   kMainContainer, "--",
+                                   "/bin/sh",      "-c",
+                                   kLoginShell};
+  return run_attached(session->argv(args));
+}
+
+int port_forward(const PortForwardRequest& request, Diagnostics& diagnostics) {
+  std::optional<Session> session = Session::open(request.target, diagnostics);
+  if (!session) return 1;
+  const std::map<std::string, int>& ports = session->env().ports;
+  auto it = ports.find(request.service);
+  if (it == ports.end()) {
+    Diagnostic& d = diagnostics.report(
+        Code::E0753, {},
+        "`" + session->env().unit + "` has no port `" + printable(request.service) + "`",
+        request.service == "debugpy" ? "set `debug = true` on the env, plan and apply"
+                                     : "name one of the env's services");
+    for (const auto& [name, port] : ports)
+      d.notes.push_back({"`" + name + "`: " + std::to_string(port), {}});
+    return 1;
+  }
+  std::optional<RankPod> pod = session->running_pod(0, diagnostics);
+  if (!pod) return 1;
+  const int local = request.local_port > 0 ? request.local_port : it->second;
+  return run_attached(
+      session->argv({"port-forward", "-n", session->namespace_(), "pod/" + pod->name,
+                     std::to_string(local) + ":" + std::to_string(it->second)}));
+}
+
+int show_urls(const Target& target, std::ostream& out, Diagnostics& diagnostics) {
+  std::optional<Session> session = Session::open(target, diagnostics);
+  if (!session) return 1;
+  std::optional<std::vector<ExposedUrl>> urls = exposed_urls(*session, diagnostics);
+  if (!urls) return 1;
+  if (urls->empty()) out << session->env().unit << " exposes no URL\n";
+  for (const ExposedUrl& url : *urls)
+    out << printable(url.name) << "  " << printable(url.url) << '\n';
+  return 0;
+}
+
+}  // namespace mlenv::plan::day2

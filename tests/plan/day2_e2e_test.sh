@@ -1,0 +1,65 @@
+#!/bin/sh
+# The day-2 commands end to end through the mlenvc binary: the barcelona example planned for
+# real (its plan.json `nodes`, `storage` and `ports` as the target writes them), applied against
+# the recording oc stand-in, then each command's --help, its exact oc calls and its errors.
+# usage: day2_e2e_test.sh MLENVC EXAMPLES_DIR FAKE_KUBECTL RECORDED_DIR
+set -eu
+mlenvc=$1 examples=$2 fake=$3 recorded=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$tmp"
+git init -q -b main . && git config user.email t@example.com && git config user.name Test
+cp "$examples/barcelona.mlenv" cluster.mlenv
+git add cluster.mlenv && git commit -qm sources
+"$mlenvc" plan cluster.mlenv > /dev/null 2>&1 || fail "plan"
+grep -q '"storage": "per_pod"' plans/barcelona/ml-dev-env/plan.json || fail "no storage in plan.json"
+
+mkdir bin && ln -s "$fake" bin/oc
+export PATH="$tmp/bin:$PATH" MLENV_FAKE_LOG="$tmp/log" MLENV_FAKE_REPLIES="$tmp/replies"
+printf '%s\n' 'get namespace|0|namespace/nccl-test' 'auth can-i|0|yes' \
+  'get istag|0|image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env@sha256:00' \
+  > replies
+"$mlenvc" status ml-dev-env 2> status.err && fail "status of an env not applied"
+grep -q 'error\[E0750\]: `barcelona/ml-dev-env` is not applied' status.err || fail "no E0750"
+"$mlenvc" apply > /dev/null || fail "apply"
+
+for command in status shell logs sync port-forward urls; do
+  "$mlenvc" "$command" --help | grep -q "^usage: mlenvc $command" || fail "$command --help"
+done
+"$mlenvc" --help | grep -q '^  port-forward  ' || fail "port-forward not listed"
+"$mlenvc" explain E0750 | grep -q 'refs/mlenv/applied' || fail "explain E0750"
+
+printf '%s\n' "get pods|0|@$recorded/pods_job.json" "get routes|0|@$recorded/routes.json" > replies
+: > log
+"$mlenvc" port-forward barcelona/ml-dev-env > /dev/null || fail "port-forward"
+"$mlenvc" port-forward ml-dev-env tensorboard --local 16006 > /dev/null || fail "port-forward tb"
+mkdir work && echo 'print(1)' > work/train.py
+"$mlenvc" sync ml-dev-env work > /dev/null || fail "sync"
+"$mlenvc" urls ml-dev-env > urls.out || fail "urls"
+grep -q '^ml-dev-env-vscode  https://ml-dev-env-vscode-nccl-test.apps.barcelona.example.com$' \
+  urls.out || fail "no vscode URL"
+pods='argv: oc get pods -n nccl-test -l app.kubernetes.io/instance=ml-dev-env -o json'
+cat > expected <<EOT
+$pods
+argv: oc port-forward -n nccl-test pod/ml-dev-env-0-x7k2p 5678:5678
+$pods
+argv: oc port-forward -n nccl-test pod/ml-dev-env-0-x7k2p 16006:6006
+$pods
+argv: oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-0-x7k2p:/workspace
+argv: oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-1-q9w8e:/workspace
+argv: oc get routes -n nccl-test -l app.kubernetes.io/instance=ml-dev-env -o json
+EOT
+diff expected log || fail "unexpected oc calls"
+
+: > log
+"$mlenvc" shell ml-dev-env --rank 2 2> shell.err && fail "shell --rank 2 of 2 nodes"
+grep -q 'error\[E0751\]: `barcelona/ml-dev-env` has no rank 2' shell.err || fail "no E0751"
+"$mlenvc" shell ml-dev-env --rank two 2> shell.err && fail "shell --rank two"
+grep -q -- '--rank is a number, not `two`' shell.err || fail "no --rank error"
+"$mlenvc" logs nowhere 2> logs.err && fail "logs of an unknown env"
+grep -q 'error\[E0715\]: no committed plan has env `nowhere`' logs.err || fail "no E0715"
+"$mlenvc" port-forward ml-dev-env ssh 2> pf.err && fail "port-forward to an unknown port"
+grep -q '= note: `vscode`: 8080' pf.err || fail "E0753 does not list the ports"
+[ ! -s log ] || fail "a refused command ran oc"
+echo "day2 e2e: ok"

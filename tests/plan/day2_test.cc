@@ -1,0 +1,471 @@
+// The day-2 commands against the recording client: the env resolved from the committed plans
+// and its apply record, the exact client calls, and the client's recorded JSON parsed.
+//
+// The JSON under tests/plan/day2/ has the shape `oc get <kind> -o json` prints (a v1 List):
+// Pod fields as in https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/;
+// StatefulSet pods named `<statefulset>-<ordinal>` with the `apps.kubernetes.io/pod-index` label
+// and Indexed Job pods with `batch.kubernetes.io/job-completion-index` as label and annotation
+// (https://kubernetes.io/docs/reference/labels-annotations-taints/); Builds labelled
+// `openshift.io/build-config.name` and numbered by the `openshift.io/build.number` annotation
+// (openshift/oc pkg/helpers/build/constants.go).
+
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <thread>
+
+#include "compiler/plan/day2/cluster_json.h"
+#include "compiler/plan/day2/commands.h"
+#include "compiler/plan/day2/line_stream.h"
+#include "tests/plan/apply_fixture.h"
+#include "tests/plan/golden.h"
+
+namespace mlenv::plan::day2 {
+namespace {
+
+using namespace testing;
+
+const std::string kRecorded = std::string(MLENV_PLAN_DAY2_DIR) + "/";
+
+const std::string kStatusFile =
+    R"({"format_version":1,"job":"barcelona/ml-dev-env","node_rank":0,"nnodes":2,)"
+    R"("world_size":8,"transport":"rdma","transport_reason":"every node can use RDMA"})";
+
+// The typical env planned with the day-2 keys and applied through the recording client; its
+// cluster answers with the recorded pods, Routes, builds and status file.
+struct Day2Fixture : ApplyFixture {
+  explicit Day2Fixture(const std::string& storage = "per_pod", bool apply_it = true) {
+    env.more_keys = {"\"nodes\": 2", "\"storage\": \"" + storage + "\"",
+                     "\"ports\": {\"debugpy\": 5678, \"vscode\": 8080}"};
+    commit_plan();
+    if (apply_it) REQUIRE(apply() == 0);
+    write_file(dir.path() + "/.status.json", kStatusFile);
+    reply(
+        {"get pods|0|@" + kRecorded + "pods_statefulset.json",
+         "get routes|0|@" + kRecorded + "routes.json", "get builds|0|@" + kRecorded + "builds.json",
+         "exec -n nccl-test ml-dev-env-0 -c mlenv -- cat|0|@" + dir.path() + "/.status.json"},
+        true);
+  }
+
+  /// Runs `command` from the repository root with the log emptied; stdout in `out`, rendered
+  /// diagnostics in `err`.
+  int day2(const std::function<int(std::ostream&, Diagnostics&)>& command) {
+    ChangeDir in(dir.path());
+    write_file(log, "");
+    std::ostringstream text;
+    Diagnostics diagnostics;
+    int status = command(text, diagnostics);
+    out = text.str();
+    std::ostringstream errors;
+    SourceManager none;
+    for (const Diagnostic& d : diagnostics.all()) render_text(errors, none, d);
+    err = errors.str();
+    for (std::size_t at; (at = err.find(dir.path())) != std::string::npos;)
+      err.replace(at, dir.path().size(), "$TMP");
+    UNSCOPED_INFO("stderr: " << err);
+    return status;
+  }
+};
+
+const std::string kPods =
+    "oc get pods -n nccl-test -l app.kubernetes.io/instance=ml-dev-env -o json";
+
+TEST_CASE("day2: the recorded pods of a StatefulSet are its ranks, a build pod is not", "[day2]") {
+  std::string error;
+  auto pods = parse_rank_pods(read_file(kRecorded + "pods_statefulset.json"), "ml-dev-env", error);
+  REQUIRE(pods);
+  REQUIRE(pods->size() == 2);
+  CHECK((*pods)[0].name == "ml-dev-env-0");
+  CHECK((*pods)[0].node == "gpu-node-a.barcelona.example.com");
+  CHECK((*pods)[0].phase == "Running");
+  CHECK((*pods)[0].restarts == 0);  // the proxy's restarts are not the rank's
+  CHECK((*pods)[0].running);
+  CHECK((*pods)[1].rank == 1);
+  CHECK((*pods)[1].phase == "CrashLoopBackOff");
+  CHECK((*pods)[1].restarts == 4);
+  CHECK(!(*pods)[1].running);
+}
+
+TEST_CASE("day2: an Indexed Job's rank is its newest pod of that completion index", "[day2]") {
+  std::string error;
+  auto pods = parse_rank_pods(read_file(kRecorded + "pods_job.json"), "ml-dev-env", error);
+  REQUIRE(pods);
+  REQUIRE(pods->size() == 2);
+  CHECK((*pods)[0].name == "ml-dev-env-0-x7k2p");
+  CHECK((*pods)[1].name == "ml-dev-env-1-q9w8e");  // the replacement, not the failed pod
+  CHECK((*pods)[1].node == "gpu-node-c");
+  CHECK((*pods)[1].running);
+}
+
+TEST_CASE("day2: what the cluster says is parsed without trusting it", "[day2]") {
+  std::string error;
+  CHECK(!parse_rank_pods("not json: [", "env", error));
+  CHECK(!parse_rank_pods("{\"kind\": \"Status\"}", "env", error));
+  CHECK(error == "the client's output is not a JSON list of objects");
+  // Odd shapes are skipped or left empty, never a crash.
+  auto odd = parse_rank_pods(
+      R"({"items": [7, {"metadata": {"name": "env-99999999"}}, {"metadata": {"name": "env-x"}},)"
+      R"( {"metadata": {"name": "env-3", "labels": []}, "status": {"phase": ["x"]}}]})",
+      "env", error);
+  REQUIRE(odd);
+  REQUIRE(odd->size() == 1);
+  CHECK((*odd)[0].rank == 3);
+  CHECK((*odd)[0].phase == "Unknown");
+  auto routes = parse_routes(read_file(kRecorded + "routes.json"), error);
+  REQUIRE(routes);
+  REQUIRE(routes->size() == 2);
+  CHECK((*routes)[0].url == "https://ml-dev-env-jupyter-nccl-test.apps.barcelona.example.com/lab");
+  CHECK((*routes)[1].url == "https://ml-dev-env-vscode-nccl-test.apps.barcelona.example.com");
+  auto build = parse_latest_build(read_file(kRecorded + "builds.json"), error);
+  REQUIRE(build);
+  CHECK(build->name == "ml-dev-env-10");  // by number: 10 is newer than 9 and 2
+  CHECK(build->phase == "Running");
+  CHECK(!parse_latest_build(R"({"items": []})", error));
+  CHECK(error == "no build yet");
+  auto status = parse_boot_status(kStatusFile, error);
+  REQUIRE(status);
+  CHECK(status->transport == "rdma");
+  CHECK(status->node_rank == 0);
+  CHECK(status->nnodes == 2);
+  CHECK(!parse_boot_status(R"({"format_version": 2})", error));
+}
+
+TEST_CASE("day2: status shows each rank, its transport, the build and the URLs", "[day2]") {
+  Day2Fixture f;
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"ml-dev-env", "", 60}, out, d);
+  }) == 0);
+  CHECK(f.commands() ==
+        std::vector<std::string>{
+            kPods,
+            // Only the running rank is asked for its status file.
+            "oc exec -n nccl-test ml-dev-env-0 -c mlenv -- cat /run/mlenv/status.json",
+            "oc get builds -n nccl-test -l openshift.io/build-config.name=ml-dev-env -o json",
+            "oc get routes -n nccl-test -l app.kubernetes.io/instance=ml-dev-env -o json"});
+  CHECK(f.out ==
+        "barcelona/ml-dev-env (namespace nccl-test, dev, 2 nodes)\n"
+        "  RANK  POD           NODE                              PHASE             RESTARTS  "
+        "TRANSPORT\n"
+        "  0     ml-dev-env-0  gpu-node-a.barcelona.example.com  Running           0         "
+        "rdma\n"
+        "  1     ml-dev-env-1  gpu-node-b.barcelona.example.com  CrashLoopBackOff  4         "
+        "-\n"
+        "  build: ml-dev-env-10 Running\n"
+        "  url: https://ml-dev-env-jupyter-nccl-test.apps.barcelona.example.com/lab "
+        "(ml-dev-env-jupyter)\n"
+        "  url: https://ml-dev-env-vscode-nccl-test.apps.barcelona.example.com "
+        "(ml-dev-env-vscode)\n");
+  // Without ENV: every applied env, the same.
+  std::string one = f.out;
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"", "", 60}, out, d);
+  }) == 0);
+  CHECK(f.out == one);
+}
+
+TEST_CASE("day2: status escapes what the cluster says before printing it", "[day2]") {
+  Day2Fixture f;
+  write_file(f.dir.path() + "/.hostile.json",
+             R"({"items": [{"metadata": {"name": "ml-dev-env-0"}, "spec": {"nodeName":)"
+             R"( "node\u001b]0;owned\u0007"}, "status": {"phase": "Pending\r\nRunning"}}]})");
+  f.reply({"get pods|0|@" + f.dir.path() + "/.hostile.json"}, true);
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"ml-dev-env", "", 60}, out, d);
+  }) == 0);
+  CHECK(f.out.find('\x1b') == std::string::npos);
+  CHECK(f.out.find('\r') == std::string::npos);
+  CHECK(f.out.find("node\\u001b]0;owned\\u0007") != std::string::npos);
+  CHECK(f.out.find("1     -             -") != std::string::npos);  // rank 1 has no pod
+}
+
+TEST_CASE("day2: shell opens a login shell in rank 0's pod, or the rank asked", "[day2]") {
+  Day2Fixture f;
+  ShellRequest request;
+  request.target = {"barcelona/ml-dev-env", "", 60};
+  request.tty = true;
+  REQUIRE(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(request, d); }) == 0);
+  CHECK(f.commands() ==
+        std::vector<std::string>{kPods,
+                                 "oc exec -it -n nccl-test ml-dev-env-0 -c mlenv -- /bin/sh -c "
+                                 "command -v bash >/dev/null && exec bash -l; exec sh -l"});
+  // An Indexed Job's rank 1 is its newest pod of index 1; no terminal, no -t.
+  f.reply({"get pods|0|@" + kRecorded + "pods_job.json"}, true);
+  request.rank = 1;
+  request.tty = false;
+  REQUIRE(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(request, d); }) == 0);
+  CHECK(f.commands().back() ==
+        "oc exec -i -n nccl-test ml-dev-env-1-q9w8e -c mlenv -- /bin/sh -c "
+        "command -v bash >/dev/null && exec bash -l; exec sh -l");
+  // The shell's exit status is the command's.
+  f.reply({"exec -i|3|"}, true);
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(request, d); }) == 3);
+}
+
+TEST_CASE("day2: shell refuses a rank that does not exist or does not run", "[day2]") {
+  Day2Fixture f;
+  ShellRequest request;
+  request.target = {"ml-dev-env", "", 60};
+  request.rank = 2;
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(request, d); }) == 1);
+  CHECK(f.err.find("error[E0751]: `barcelona/ml-dev-env` has no rank 2") != std::string::npos);
+  CHECK(f.err.find("its ranks are 0 to 1") != std::string::npos);
+  CHECK(f.commands().empty());
+  request.rank = -1;
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(request, d); }) == 1);
+  CHECK(f.err.find("[E0751]") != std::string::npos);
+  request.rank = 1;
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(request, d); }) == 1);
+  CHECK(f.err.find("error[E0752]: rank 1 of `barcelona/ml-dev-env` (pod `ml-dev-env-1`) is "
+                   "CrashLoopBackOff, not running") != std::string::npos);
+  CHECK(f.commands() == std::vector<std::string>{kPods});
+}
+
+TEST_CASE("day2: logs prints every rank's log, each line prefixed with its rank", "[day2]") {
+  Day2Fixture f;
+  write_file(f.dir.path() + "/.log0", "rendezvous: 2 nodes\ntransport rdma\n");
+  write_file(f.dir.path() + "/.log1", "waiting for rank 0\nno newline at the end");
+  f.reply({"logs -n nccl-test ml-dev-env-0|0|@" + f.dir.path() + "/.log0",
+           "logs -n nccl-test ml-dev-env-1|0|@" + f.dir.path() + "/.log1"},
+          true);
+  LogsRequest request;
+  request.target = {"ml-dev-env", "", 60};
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) ==
+          0);
+  CHECK(f.commands() == std::vector<std::string>{kPods,
+                                                 "oc logs -n nccl-test ml-dev-env-0 -c mlenv",
+                                                 "oc logs -n nccl-test ml-dev-env-1 -c mlenv"});
+  CHECK(f.out ==
+        "[0] rendezvous: 2 nodes\n[0] transport rdma\n[1] waiting for rank 0\n"
+        "[1] no newline at the end\n");
+  request.follow = true;
+  request.rank = 1;
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) ==
+          0);
+  CHECK(f.commands() ==
+        std::vector<std::string>{kPods, "oc logs -n nccl-test ml-dev-env-1 -c mlenv -f"});
+  CHECK(f.out == "[1] waiting for rank 0\n[1] no newline at the end\n");
+  request.rank = 7;
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) == 1);
+  CHECK(f.err.find("[E0751]") != std::string::npos);
+  // A rank whose log cannot be read is reported; the others are still shown.
+  request.rank.reset();
+  request.follow = false;
+  f.reply({"logs -n nccl-test ml-dev-env-1|1|"}, true);
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) == 1);
+  CHECK(f.out == "[0] rendezvous: 2 nodes\n[0] transport rdma\n");
+  CHECK(f.err.find("error[E0706]: `$TMP/.bin/oc logs -n nccl-test ml-dev-env-1 -c mlenv` exited "
+                   "with status 1") != std::string::npos);
+}
+
+TEST_CASE("day2: followed logs are whole lines, whichever rank finishes a line first", "[day2]") {
+  // Real processes: rank 0 writes half a line and ends it only after rank 1 has written a whole
+  // line. Whatever order they are read in, every line comes out whole.
+  TempDir dir;
+  const std::string mark = dir.path() + "/rank1-wrote";
+  std::vector<LineSource> sources = {
+      {{"/bin/sh", "-c",
+        "printf 'ab'; while [ ! -e " + mark + " ]; do sleep 0.02; done; printf 'c\\nlast'"},
+       "[0] "},
+      {{"/bin/sh", "-c", "printf 'x\\n'; touch " + mark}, "[1] "}};
+  std::ostringstream out;
+  CHECK(stream_lines(sources, out, 0) == std::vector<int>{0, 0});
+  CHECK((out.str() == "[1] x\n[0] abc\n[0] last\n" || out.str() == "[0] abc\n[1] x\n[0] last\n" ||
+         out.str() == "[0] abc\n[0] last\n[1] x\n"));
+  // A line longer than kMaxLine comes in pieces, each prefixed.
+  std::ostringstream long_out;
+  std::vector<LineSource> long_line = {
+      {{"/bin/sh", "-c", "head -c 70000 /dev/zero | tr '\\0' a; echo"}, "> "}};
+  CHECK(stream_lines(long_line, long_out, 0) == std::vector<int>{0});
+  CHECK(long_out.str() ==
+        "> " + std::string(kMaxLine, 'a') + "\n> " + std::string(70000 - kMaxLine, 'a') + "\n");
+  // A deadline stops a follower that would go on, after what it wrote.
+  std::ostringstream stopped;
+  std::vector<LineSource> endless = {{{"/bin/sh", "-c", "echo x; exec sleep 30"}, "> "}};
+  CHECK(stream_lines(endless, stopped, 3) == std::vector<int>{124});
+  CHECK(stopped.str() == "> x\n");
+}
+
+TEST_CASE("day2: sync copies into every pod with per-pod storage, once with rwx", "[day2]") {
+  Day2Fixture f;
+  write_file(f.dir.path() + "/work/train.py", "print(1)\n");
+  f.reply({"get pods|0|@" + kRecorded + "pods_job.json"}, true);  // both ranks running
+  SyncRequest request;
+  request.target = {"ml-dev-env", "", 60};
+  request.dir = "work/";
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) {
+    return sync_workspace(request, out, d);
+  }) == 0);
+  CHECK(f.commands() ==
+        std::vector<std::string>{
+            kPods, "oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-0-x7k2p:/workspace",
+            "oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-1-q9w8e:/workspace"});
+  CHECK(f.out ==
+        "Syncing work/ to /workspace of rank 0 (ml-dev-env-0-x7k2p)\n"
+        "Syncing work/ to /workspace of rank 1 (ml-dev-env-1-q9w8e)\n");
+
+  // kubectl has no rsync: `cp DIR/.` copies the contents the same way.
+  request.target.client = f.dir.path() + "/.bin/kubectl";
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) {
+    return sync_workspace(request, out, d);
+  }) == 0);
+  CHECK(f.commands()[1] == "kubectl cp -n nccl-test -c mlenv work/. ml-dev-env-0-x7k2p:/workspace");
+  request.target.client = "";
+
+  Day2Fixture shared("rwx");
+  write_file(shared.dir.path() + "/work/train.py", "print(1)\n");
+  request.dir = "work";
+  REQUIRE(shared.day2([&](std::ostream& out, Diagnostics& d) {
+    return sync_workspace(request, out, d);
+  }) == 0);
+  CHECK(shared.commands() ==
+        std::vector<std::string>{
+            kPods, "oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-0:/workspace"});
+}
+
+TEST_CASE("day2: sync reports a pod that does not run and still syncs the others", "[day2]") {
+  Day2Fixture f;
+  write_file(f.dir.path() + "/work/train.py", "print(1)\n");
+  SyncRequest request;
+  request.target = {"ml-dev-env", "", 60};
+  request.dir = "work";
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) {
+    return sync_workspace(request, out, d);
+  }) == 1);
+  CHECK(f.commands() ==
+        std::vector<std::string>{
+            kPods, "oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-0:/workspace"});
+  CHECK(f.err.find("error[E0752]: rank 1 of `barcelona/ml-dev-env` (pod `ml-dev-env-1`) is "
+                   "CrashLoopBackOff, not running") != std::string::npos);
+  request.dir = "missing";
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) {
+    return sync_workspace(request, out, d);
+  }) == 1);
+  CHECK(f.err.find("error[E0754]: `missing` is not a directory") != std::string::npos);
+  CHECK(f.commands().empty());
+}
+
+TEST_CASE("day2: sync --watch copies again when a file changes", "[day2]") {
+  Day2Fixture f("rwx");
+  const std::string file = f.dir.path() + "/work/train.py";
+  write_file(file, "print(1)\n");
+  int looks = 0;
+  SyncRequest request;
+  request.target = {"ml-dev-env", "", 60};
+  request.dir = "work";
+  request.watch = true;
+  request.poll_ms = 10;
+  // First look: nothing changed. Second: the file is edited. Third: stop.
+  request.keep_watching = [&] {
+    ++looks;
+    if (looks == 2) {
+      write_file(file, "print(2)\n");
+      std::filesystem::last_write_time(
+          file, std::filesystem::last_write_time(file) + std::chrono::seconds(5));
+    }
+    return looks < 3;
+  };
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) {
+    return sync_workspace(request, out, d);
+  }) == 0);
+  const std::string rsync =
+      "oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-0:/workspace";
+  CHECK(f.commands() == std::vector<std::string>{kPods, rsync, kPods, rsync});
+  CHECK(looks == 3);
+}
+
+TEST_CASE("day2: port-forward reaches debugpy or a service in rank 0's pod", "[day2]") {
+  Day2Fixture f;
+  PortForwardRequest request;
+  request.target = {"ml-dev-env", "", 60};
+  REQUIRE(f.day2([&](std::ostream&, Diagnostics& d) { return port_forward(request, d); }) == 0);
+  CHECK(f.commands() ==
+        std::vector<std::string>{kPods, "oc port-forward -n nccl-test pod/ml-dev-env-0 5678:5678"});
+  request.service = "vscode";
+  request.local_port = 18080;
+  REQUIRE(f.day2([&](std::ostream&, Diagnostics& d) { return port_forward(request, d); }) == 0);
+  CHECK(f.commands().back() == "oc port-forward -n nccl-test pod/ml-dev-env-0 18080:8080");
+  request.service = "jupyter";
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return port_forward(request, d); }) == 1);
+  CHECK(f.err.find("error[E0753]: `barcelona/ml-dev-env` has no port `jupyter`") !=
+        std::string::npos);
+  CHECK(f.err.find("`debugpy`: 5678") != std::string::npos);
+  CHECK(f.commands().empty());
+}
+
+TEST_CASE("day2: urls lists the env's Routes", "[day2]") {
+  Day2Fixture f;
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_urls({"ml-dev-env", "", 60}, out, d);
+  }) == 0);
+  CHECK(f.commands() ==
+        std::vector<std::string>{
+            "oc get routes -n nccl-test -l app.kubernetes.io/instance=ml-dev-env -o json"});
+  CHECK(f.out ==
+        "ml-dev-env-jupyter  https://ml-dev-env-jupyter-nccl-test.apps.barcelona.example.com/lab\n"
+        "ml-dev-env-vscode  https://ml-dev-env-vscode-nccl-test.apps.barcelona.example.com\n");
+  f.reply({"get routes|0|{\"items\": []}"}, true);
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_urls({"ml-dev-env", "", 60}, out, d);
+  }) == 0);
+  CHECK(f.out == "barcelona/ml-dev-env exposes no URL\n");
+}
+
+TEST_CASE("day2: an unknown, ambiguous or unapplied env is refused before any client call",
+          "[day2]") {
+  Day2Fixture f("per_pod", false);
+  auto urls = [](const std::string& env) {
+    return [env](std::ostream& out, Diagnostics& d) { return show_urls({env, "", 60}, out, d); };
+  };
+  CHECK(f.day2(urls("ml-dev-env")) == 1);
+  CHECK(f.err ==
+        "mlenvc: error[E0750]: `barcelona/ml-dev-env` is not applied\n"
+        "   = apply it first: `mlenvc apply`\n");
+  CHECK(f.day2(urls("trainer")) == 1);
+  CHECK(f.err.find("error[E0715]: no committed plan has env `trainer`") != std::string::npos);
+  // The same env name on a second cluster: CLUSTER/ENV tells them apart.
+  FakeEnv twin = f.env;
+  twin.cluster = "madrid";
+  f.others = {twin};
+  f.commit_plan();
+  CHECK(f.day2(urls("ml-dev-env")) == 1);
+  CHECK(f.err.find("error[E0715]: env `ml-dev-env` is planned on more than one cluster") !=
+        std::string::npos);
+  CHECK(f.err.find("`barcelona/ml-dev-env`") != std::string::npos);
+  CHECK(f.err.find("`madrid/ml-dev-env`") != std::string::npos);
+  CHECK(f.day2(urls("madrid/ml-dev-env")) == 1);
+  CHECK(f.err.find("error[E0750]: `madrid/ml-dev-env` is not applied") != std::string::npos);
+  CHECK(f.commands().empty());
+}
+
+TEST_CASE("golden E0750 E0751 E0752 E0753 E0754: the day-2 commands", "[golden]") {
+  Day2Fixture unapplied("per_pod", false);
+  CHECK(unapplied.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"ml-dev-env", "", 60}, out, d);
+  }) == 1);
+  golden("E0750", unapplied.err);
+
+  Day2Fixture f;
+  ShellRequest shell;
+  shell.target = {"ml-dev-env", "", 60};
+  shell.rank = 5;
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(shell, d); }) == 1);
+  golden("E0751", f.err);
+  shell.rank = 1;
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(shell, d); }) == 1);
+  golden("E0752", f.err);
+  PortForwardRequest forward;
+  forward.target = {"ml-dev-env", "", 60};
+  forward.service = "tensorboard";
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return port_forward(forward, d); }) == 1);
+  golden("E0753", f.err);
+  SyncRequest sync;
+  sync.target = {"ml-dev-env", "", 60};
+  sync.dir = "no/such/dir";
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return sync_workspace(sync, out, d); }) ==
+        1);
+  golden("E0754", f.err);
+}
+
+}  // namespace
+}  // namespace mlenv::plan::day2
