@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Compares mlenv-boot's NCCL self-test with torch.distributed.all_reduce (and nccl-tests'
+all_reduce_perf when given) on the GPUs of one machine, size by size. A benchmark: it prints
+numbers and fails only when a tool fails or a result is wrong.
+
+usage: allreduce_compare.py MLENV_BOOT [--max-bytes N] [--all-reduce-perf PATH]
+
+Each tool runs the same sweep the self-test runs (runtime/nccl_check.cc): float32 sums from 8
+bytes doubling to --max-bytes, 2 warm-up calls, then 20 timed calls (5 from 64 MiB), timed with
+CUDA events on the collective's stream. The self-test reduces out of place (send buffer into
+receive buffer) and torch.distributed.all_reduce in place, so each is set beside nccl-tests'
+column of the same kind: on one GPU an out-of-place all-reduce is a device copy and an in-place
+one moves nothing, and busbw is 0 for every tool (2(n-1)/n with n = 1).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def sizes(max_bytes):
+    size = 8
+    while size <= max_bytes:
+        yield size
+        size *= 2
+
+
+def iters_for(size):
+    return 5 if size >= 64 << 20 else 20
+
+
+def run_mlenv_boot(boot, max_bytes, gpus, workdir):
+    config = {
+        "format_version": 3, "job": "bench/allreduce", "rank": {"env": "JOB_COMPLETION_INDEX"},
+        "rendezvous": {"host": "127.0.0.1", "host_env": "", "port": 29431},
+        "nnodes": 1, "nproc_per_node": gpus, "gpus_per_node": gpus, "master_port": 29531,
+        "transport": "tcp", "command": [], "services": [], "hostfile": "", "deepspeed_env": "",
+        "nccl_check": {"min_busbw_gbps": 0, "max_bytes": max_bytes, "timeout_s": 300},
+    }
+    path = os.path.join(workdir, "boot.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    results = os.path.join(workdir, "results.json")
+    subprocess.run([boot, "--config", path, "--node-rank", "0", "--nccl-check", "--results",
+                    results], check=True, stdout=subprocess.DEVNULL)
+    with open(results) as f:
+        document = json.load(f)
+    return document, {row["bytes"]: row["time_us"] for row in document["rows"]}
+
+
+def torch_worker(rank, world, max_bytes, port, queue):
+    import torch
+    import torch.distributed as dist
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=world, device_id=torch.device("cuda", rank))
+    buffer = torch.full((max_bytes // 4,), float(rank + 1), device="cuda")
+    times = {}
+    for size in sizes(max_bytes):
+        view = buffer[: size // 4]
+        for _ in range(2):
+            dist.all_reduce(view)
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        iters = iters_for(size)
+        start.record()
+        for _ in range(iters):
+            dist.all_reduce(view)
+        stop.record()
+        stop.synchronize()
+        times[size] = start.elapsed_time(stop) * 1e3 / iters
+    if rank == 0:
+        queue.put((torch.__version__, ".".join(map(str, torch.cuda.nccl.version())), times))
+    dist.destroy_process_group()
+
+
+def run_torch(max_bytes, gpus):
+    import torch.multiprocessing as mp
+    context = mp.get_context("spawn")
+    queue = context.Queue()
+    processes = [context.Process(target=torch_worker, args=(r, gpus, max_bytes, 29631, queue))
+                 for r in range(gpus)]
+    for p in processes:
+        p.start()
+    result = queue.get(timeout=600)
+    for p in processes:
+        p.join()
+        if p.exitcode != 0:
+            sys.exit(f"torch worker exited {p.exitcode}")
+    return result
+
+
+def run_nccl_tests(binary, max_bytes, gpus):
+    out = subprocess.run([binary, "-b", "8", "-e", str(max_bytes), "-f", "2", "-g", str(gpus),
+                          "-w", "2", "-n", "20", "-d", "float", "-o", "sum"],
+                         check=True, capture_output=True, text=True).stdout
+    times = {}
+    for line in out.splitlines():
+        # size count type redop root, then time algbw busbw #wrong out of place, then in place.
+        fields = line.split()
+        if len(fields) >= 13 and fields[0].isdigit() and re.match(r"^[\d.]+$", fields[5]):
+            times[int(fields[0])] = (float(fields[5]), float(fields[9]))
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mlenv_boot")
+    parser.add_argument("--max-bytes", type=int, default=1 << 30)
+    parser.add_argument("--gpus", type=int, default=1)
+    parser.add_argument("--all-reduce-perf")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as workdir:
+        document, boot = run_mlenv_boot(args.mlenv_boot, args.max_bytes, args.gpus, workdir)
+    torch_version, torch_nccl, torch_times = run_torch(args.max_bytes, args.gpus)
+    perf = {}
+    if args.all_reduce_perf:
+        perf = run_nccl_tests(args.all_reduce_perf, args.max_bytes, args.gpus)
+    print(f"mlenv-boot: NCCL {document.get('nccl_version')}, status {document['status']}, "
+          f"world {document.get('world_size')}; torch {torch_version} with NCCL {torch_nccl}")
+    print("times in microseconds; out of place: mlenv-boot and nccl-tests; in place: torch and "
+          "nccl-tests")
+    print(f"{'bytes':>12} {'mlenv-boot':>11} {'tests oop':>10} {'ratio':>6} {'algbw GB/s':>11}"
+          f" {'torch':>9} {'tests ip':>9} {'ratio':>6}")
+    for size in sizes(args.max_bytes):
+        b, t = boot[size], torch_times[size]
+        oop, ip = perf.get(size, (None, None))
+        print(f"{size:>12} {b:>11.2f} " + (f"{oop:>10.2f} {b / oop:>6.2f}" if oop else " " * 17)
+              + f" {size / b / 1e3:>11.2f} {t:>9.2f} "
+              + (f"{ip:>9.2f} {t / ip:>6.2f}" if ip else ""))
+    large = [s for s in sizes(args.max_bytes) if s >= 64 << 20 and s in perf]
+    if large:
+        mean = sum(boot[s] / perf[s][0] for s in large) / len(large)
+        print(f"mlenv-boot / nccl-tests (out of place) time from 64 MiB: {mean:.3f}")
+        mean = sum(torch_times[s] / perf[s][1] for s in large) / len(large)
+        print(f"torch / nccl-tests (in place) time from 64 MiB: {mean:.3f}")
+    if any(row["wrong"] for row in document["rows"]):
+        sys.exit("mlenv-boot reported wrong values")
+
+
+if __name__ == "__main__":
+    main()
