@@ -255,14 +255,13 @@ void Checker::apply_block(Value& target, const ast::Block& block, const SchemaDe
                             "list longer than " + std::to_string(limits::kMaxListLength));
         continue;
       }
-      // Each child holds its own copy of the list (copy on write): an `extends` chain of n
-      // links that each append copies O(n^2) items in all, which the budget bounds.
-      if (!spend((existing->value->items.size() + more->items.size()) * sizeof(ValuePtr),
+      // The child's list shares its parent's items (ValueList): an `extends` chain whose links
+      // each append writes each item once.
+      if (!spend(existing->value->items.append_cost(more->items.size()) * sizeof(ValuePtr),
                  module.at(ast::located(entry.value)))) {
         continue;
       }
-      Value& list = unshare(existing->value);
-      for (auto& item : more->items) list.items.push_back(item);
+      unshare(existing->value).items.append(more->items);
       existing->assigned = key_range;
     } else if (mergeable) {
       if (!spend(existing->value->slots.size() * sizeof(Slot), key_range)) continue;
@@ -377,8 +376,8 @@ ValuePtr Checker::eval_string(const ast::StringLit& literal, const Type& type, M
     if (!read) return nullptr;
     if (!is_scalar(read->kind)) {
       diagnostics_.report(Code::E0311, module.at(interpolation),
-                          "cannot interpolate a " + std::string(kind_word(read->kind)),
-                          "this reads a " + std::string(kind_word(read->kind)));
+                          "cannot interpolate " + article(kind_word(read->kind)),
+                          "this reads " + article(kind_word(read->kind)));
       return nullptr;
     }
     v->text += read->kind == Value::Kind::Int    ? std::to_string(read->number)
@@ -634,8 +633,8 @@ ValuePtr Checker::eval_ref(const ast::Ref& ref, const Type& type, Module& module
       (read->kind == Value::Kind::Block && read->schema != type.schema) ||
       (read->kind == Value::Kind::Enum && !type.enumeration->has(read->text))) {
     diagnostics_.report(Code::E0301, range,
-                        "expected " + type.describe() + ", found a " + kind_word(read->kind),
-                        "this reads a " + std::string(kind_word(read->kind)));
+                        "expected " + type.describe() + ", found " + article(kind_word(read->kind)),
+                        "this reads " + article(kind_word(read->kind)));
     return nullptr;
   }
   ValuePtr copy = copy_value(*read, range);
@@ -661,8 +660,8 @@ bool Checker::spend(std::size_t bytes, SourceRange at) {
 }
 
 ValuePtr Checker::copy_value(const Value& value, SourceRange at) {
-  std::size_t bytes =
-      value.text.size() + value.items.size() * sizeof(ValuePtr) + value.slots.size() * sizeof(Slot);
+  // A clone shares its list's items (ValueList) and copies its text and slots.
+  std::size_t bytes = value.text.size() + value.slots.size() * sizeof(Slot);
   return spend(bytes, at) ? clone(value) : nullptr;
 }
 

@@ -70,7 +70,7 @@ void check_rail_names(const Value& rails, Diagnostics& diagnostics) {
 void check_rail_attachments(const EnvView& v, std::set<std::uint64_t>& reported,
                             Diagnostics& diagnostics) {
   const Value* rails = v.rdma->get("rails");
-  for (const auto& rail : rails ? rails->items : std::vector<ValuePtr>{}) {
+  for (const auto& rail : rails ? rails->items : ValueList{}) {
     if (!reported.insert(rail->range.file * 1000003ull + rail->range.begin).second) continue;
     const bool attached = rail->get("network") && rail->get("resource");
     if (!attached) {

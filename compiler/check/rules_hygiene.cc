@@ -307,7 +307,7 @@ void check_ipam(const Value* ipam, Diagnostics& diagnostics) {
     }
   }
   const Value* exclude = child(ipam, "exclude");
-  for (const ValuePtr& item : exclude ? exclude->items : std::vector<ValuePtr>{}) {
+  for (const ValuePtr& item : exclude ? exclude->items : ValueList{}) {
     std::optional<Network> excluded = parse_cidr(item->text, true, why);
     if (!excluded) {
       diagnostics.report(Code::E0421, item->range, "`" + item->text + "` is not a valid address",
@@ -325,12 +325,12 @@ void check_ipam(const Value* ipam, Diagnostics& diagnostics) {
 void check_networks(const Value* cluster, Diagnostics& diagnostics) {
   const Value* network = child(cluster, "network");
   const Value* rails = child(child(network, "rdma"), "rails");
-  for (const ValuePtr& rail : rails ? rails->items : std::vector<ValuePtr>{}) {
+  for (const ValuePtr& rail : rails ? rails->items : ValueList{}) {
     check_interface(rail->get("interface"), diagnostics);
     check_ipam(rail->get("ipam"), diagnostics);
   }
   const Value* tcp = child(child(network, "tcp"), "interfaces");
-  for (const ValuePtr& name : tcp ? tcp->items : std::vector<ValuePtr>{}) {
+  for (const ValuePtr& name : tcp ? tcp->items : ValueList{}) {
     check_interface(name.get(), diagnostics);
   }
 }
@@ -338,7 +338,7 @@ void check_networks(const Value* cluster, Diagnostics& diagnostics) {
 void check_nodes(const Value* cluster, Diagnostics& diagnostics) {
   const Value* nodes = child(cluster, "nodes");
   std::map<std::string, SourceRange> seen;
-  for (const ValuePtr& node : nodes ? nodes->items : std::vector<ValuePtr>{}) {
+  for (const ValuePtr& node : nodes ? nodes->items : ValueList{}) {
     auto [it, fresh] = seen.emplace(node->text, node->range);
     if (!fresh) {
       Diagnostic& d =
@@ -404,19 +404,32 @@ void check_labels(const Value& env, Diagnostics& diagnostics) {
 
 // --- final -------------------------------------------------------------------------------
 
+// Two storage values say the same: quantities by their value (`100Gi` is `102400Mi`), the rest
+// as written.
+bool same_storage_value(const Value& a, const Value& b) {
+  if (a.kind == Value::Kind::Quantity && b.kind == Value::Kind::Quantity) {
+    return quantity_value(a.text) == quantity_value(b.text);
+  }
+  return a.text == b.text;
+}
+
 // `final` in a cluster profile locks a storage field for every declaration that extends it;
 // an env's `storage` override reaches the same field from the side and must respect it too.
+// `final storage { ... }` (or `final storage = profile`) locks every field of the block.
 void check_final_storage(const Value& env, const Value* cluster, Diagnostics& diagnostics) {
   const Value* override_block = env.get("storage");
-  const Value* storage = child(cluster, "storage");
+  const Slot* storage = cluster ? cluster->slot("storage") : nullptr;
   if (!override_block || !storage) return;
   for (const Slot& slot : override_block->slots) {
-    const Slot* locked = storage->slot(slot.name);
-    if (!locked || !locked->final_at.valid() || locked->value->text == slot.value->text) continue;
+    const Slot* field = storage->value->slot(slot.name);
+    SourceRange locked = storage->final_at.valid() ? storage->final_at
+                         : field                   ? field->final_at
+                                                   : SourceRange{};
+    if (!locked.valid() || (field && same_storage_value(*field->value, *slot.value))) continue;
     Diagnostic& d = diagnostics.report(
         Code::E0319, slot.assigned.valid() ? slot.assigned : slot.value->range,
         "env overrides `storage." + slot.name + "`, which the cluster made final");
-    d.notes.push_back({"made final here", locked->final_at});
+    d.notes.push_back({"made final here", locked});
   }
 }
 

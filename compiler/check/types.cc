@@ -19,6 +19,16 @@ std::string pattern_in_words(const std::string& pattern) {
       {R"(^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$)",
        "an image tag: letters, digits and `_.-`, not starting with `.` or `-`, at most 128 "
        "characters (`pytorch-2.9-numpy2`)"},
+      {R"(^([A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$)",
+       "a node label key, optionally with a DNS prefix (`cloud.provider.com/topology-rack`)"},
+      {R"(^[A-Za-z0-9_.-]{1,64}$)", "a Slurm name: 1 to 64 letters, digits and `_.-` (`h100`)"},
+      {R"(^(UNLIMITED|INFINITE|([0-9]{1,5}-)?[0-9]{1,6}(:[0-9]{1,2}){0,2})$)",
+       "a Slurm time limit: minutes, `M:S`, `H:M:S`, `D-H`, `D-H:M`, `D-H:M:S` or `UNLIMITED` "
+       "(`01:00:00`)"},
+      {R"(^\/[^,:\n]*$)", "an absolute path without `,` or `:` (`/shared/workspace`)"},
+      {R"(^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?(:[0-9]{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)*$)",
+       "a registry host with an optional port and lower-case path "
+       "(`registry.example.com:5000/team`)"},
   };
   auto it = kWords.find(pattern);
   return it != kWords.end() ? it->second : "the form /" + pattern + "/";
@@ -93,7 +103,7 @@ struct TypeBuilder {
 std::string Type::describe() const {
   switch (kind) {
     case Kind::String:
-      return pattern ? "string(/" + pattern_text + "/)" : "string";
+      return pattern ? "string (" + pattern_words + ")" : "string";
     case Kind::Name:
       return "name";
     case Kind::Port:

@@ -34,7 +34,8 @@ struct Type {
   const EnumDef* enumeration = nullptr;
   const SchemaDef* schema = nullptr;
 
-  /// How the type reads in messages: `int(1..16)`, `list(string)`, `storage`.
+  /// How the type reads in messages: `int(1..16)`, `list(string)`, `storage`, a refined string
+  /// in words (`string (an image tag: ...)`).
   std::string describe() const;
 };
 

@@ -2,6 +2,24 @@
 
 namespace mlenv::check {
 
+std::size_t ValueList::append_cost(std::size_t more) const {
+  return more + (owns_end() || !buffer_ ? 0 : size_);
+}
+
+void ValueList::push_back(ValuePtr item) {
+  if (!owns_end()) {
+    buffer_ = std::make_shared<std::vector<ValuePtr>>(begin(), end());
+  }
+  buffer_->push_back(std::move(item));
+  ++size_;
+}
+
+void ValueList::append(const ValueList& more) {
+  // `more` may share this buffer (`xs += xs`): take its items before the buffer grows.
+  std::vector<ValuePtr> added(more.begin(), more.end());
+  for (ValuePtr& item : added) push_back(std::move(item));
+}
+
 Slot* Value::slot(const std::string& name) {
   for (Slot& s : slots) {
     if (s.name == name) return &s;

@@ -15,6 +15,31 @@ namespace mlenv::check {
 struct SchemaDef;
 
 struct Value;
+using ValuePtr = std::shared_ptr<Value>;
+
+/// A list's items, read like a vector. Copies share one buffer: appending to a copy whose items
+/// end where the buffer ends extends the buffer in place, and every copy still sees only its own
+/// length (as Go's slices do). So an `extends` chain whose links each `+=` costs O(items in
+/// all), not O(links^2); a copy that is appended to after another copy diverged gets its own
+/// buffer first.
+class ValueList {
+ public:
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const ValuePtr* begin() const { return buffer_ ? buffer_->data() : nullptr; }
+  const ValuePtr* end() const { return begin() + size_; }
+  const ValuePtr& operator[](std::size_t i) const { return (*buffer_)[i]; }
+  /// Items an `append` of `more` would write: `more`, plus this list's own when it must copy.
+  std::size_t append_cost(std::size_t more) const;
+  void push_back(ValuePtr item);
+  void append(const ValueList& more);
+
+ private:
+  bool owns_end() const { return buffer_ && buffer_->size() == size_; }
+
+  std::shared_ptr<std::vector<ValuePtr>> buffer_;
+  std::size_t size_ = 0;
+};
 
 /// A field of a block value.
 struct Slot {
@@ -29,11 +54,11 @@ struct Value {
   Kind kind = Kind::String;
   std::string text;         ///< String, Quantity (as written), Duration (canonical), Enum member
   std::int64_t number = 0;  ///< Int, Bool, Duration in milliseconds
-  std::vector<std::shared_ptr<Value>> items;  ///< List
-  std::vector<Slot> slots;                    ///< Block, in assignment order
-  const SchemaDef* schema = nullptr;          ///< Block typed by a schema; nullptr for maps
-  std::string decl;                           ///< Block that is a declaration's value: its name
-  SourceRange decl_range;                     ///< ... and where it is declared
+  ValueList items;          ///< List
+  std::vector<Slot> slots;  ///< Block, in assignment order
+  const SchemaDef* schema = nullptr;  ///< Block typed by a schema; nullptr for maps
+  std::string decl;                   ///< Block that is a declaration's value: its name
+  SourceRange decl_range;             ///< ... and where it is declared
   /// ... and whether it, or what it extends, reported errors: it may lack what was wrong, so
   /// the rules of envs that use it stay silent rather than report what follows from those.
   bool had_errors = false;
@@ -45,8 +70,6 @@ struct Value {
   const Slot* slot(const std::string& name) const;
   const Value* get(const std::string& name) const;
 };
-
-using ValuePtr = std::shared_ptr<Value>;
 
 /// A shallow copy: children stay shared until written through `unshare` (copy on write), so
 /// `extends` and references cost one node, not a whole tree.

@@ -62,6 +62,16 @@ BatchJob batch_job(const EnvLayout& layout) {
   return job;
 }
 
+// Rank 0's node runs mlenv-boot's rendezvous listener and the trainer's store (MASTER_PORT) side
+// by side in one network namespace, so the same port for both fails at start (EADDRINUSE).
+void check_ports(const ir::Env& env, Diagnostics& diagnostics) {
+  if (env.rdzv_port != env.master_port) return;
+  diagnostics.report(Code::E0423, env.range,
+                     "env `" + env.name + "`: `rdzv_port` " + std::to_string(env.rdzv_port) +
+                         " is also the port of `master_port`",
+                     "choose another `rdzv_port`");
+}
+
 // The values the language already restricts (cluster.mlenv's patterns), checked again where
 // they meet a script: a value that could change the script's structure is never written.
 void check_script_values(const ir::Env& env, Diagnostics& diagnostics) {
@@ -127,6 +137,7 @@ EnvOutput render_env(const EnvLayout& layout, const kube::PlanContext& context, 
   const ir::Env& env = *layout.env;
   EnvOutput out;
   check_script_values(env, out.diagnostics);
+  check_ports(env, out.diagnostics);
   if (!env.on_host) out.notes.push_back({layout.dir, image_note(layout)});
   if (!tree || out.diagnostics.has_errors()) return out;
   std::vector<kube::PlannedFile> listed;
@@ -160,6 +171,7 @@ std::vector<std::string> SlurmTarget::check(const ir::Program& program,
   std::vector<Note> notes;
   for (const ir::Env& env : program.envs) {
     check_script_values(env, diagnostics);
+    check_ports(env, diagnostics);
     if (env.on_host) notes.push_back({"", kHostNote});
   }
   return grouped(notes);

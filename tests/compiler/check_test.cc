@@ -4,6 +4,7 @@
 
 #include "compiler/base/file_system.h"
 #include "compiler/check/check.h"
+#include "compiler/check/types.h"
 
 namespace mlenv {
 namespace {
@@ -68,6 +69,42 @@ TEST_CASE("a child's merge and += never change its parent") {
   CHECK(p.storage.workspace.text == "100Gi");
 }
 
+// Issue #11.3: each link of an `extends` chain that appends used to copy its parent's whole
+// list, so 9,000 links built 648 MB of items and crossed the value budget (E0104). Lists now
+// share their items (ValueList); a link that diverges from an already-extended parent copies.
+TEST_CASE("an extends chain that appends shares its list: linear, and no link sees another's") {
+  std::string text =
+      "cluster c {\n  api = \"a.example.com\"\n  namespace = \"ns\"\n"
+      "  storage {\n    mode  = rwx\n    class = \"a\"\n  }\n}\n"
+      "image i0 {\n  from = \"base:1\"\n  tag = \"t\"\n  apt = [\"p0\"]\n}\n";
+  constexpr int kLinks = 9000;
+  for (int i = 1; i < kLinks; ++i) {
+    text += "image i" + std::to_string(i) + " extends i" + std::to_string(i - 1) +
+            " { apt += [\"p" + std::to_string(i) + "\"] }\n";
+  }
+  // Forks of a parent that a later link already extended, and a list appended to itself.
+  text +=
+      "image fork extends i4000 { apt += [\"fork\"] }\n"
+      "image twice extends i1 { apt += i1.apt }\n";
+  for (const char* image : {"i8999", "fork", "twice", "i4001"}) {
+    text += std::string("env e-") + image + " {\n  cluster = c\n  image = " + image + "\n}\n";
+  }
+  Diagnostics diagnostics;
+  auto program = check(text, diagnostics);
+  REQUIRE(diagnostics.error_count() == 0);
+  REQUIRE(program.has_value());
+  const auto& last = env(*program, "e-i8999").image.apt;
+  REQUIRE(last.size() == kLinks);
+  CHECK(last.front() == "p0");
+  CHECK(last.back() == "p8999");
+  const auto& fork = env(*program, "e-fork").image.apt;
+  REQUIRE(fork.size() == 4002);
+  CHECK(fork[4000] == "p4000");
+  CHECK(fork.back() == "fork");
+  CHECK(env(*program, "e-i4001").image.apt.back() == "p4001");
+  CHECK(env(*program, "e-twice").image.apt == std::vector<std::string>{"p0", "p1", "p0", "p1"});
+}
+
 TEST_CASE("defaults, transport fallback and per-pod GPUs") {
   Diagnostics diagnostics;
   auto program = check(kBase, diagnostics);
@@ -102,6 +139,27 @@ TEST_CASE("several errors are reported in one run, and no program") {
   CHECK(std::count(codes.begin(), codes.end(), Code::E0304) == 1);
   CHECK(std::count(codes.begin(), codes.end(), Code::E0302) == 1);
   CHECK(std::count(codes.begin(), codes.end(), Code::E0301) == 1);
+}
+
+// Issue #11.21: E0305 shows the form a value must have in words (check/types.cc), never a raw
+// regular expression; a pattern added to schema/ without words fails here.
+TEST_CASE("every pattern of the schemas reads in words") {
+  SourceManager sources;
+  Diagnostics diagnostics;
+  auto registry = check::load_types(sources, diagnostics);
+  REQUIRE(diagnostics.error_count() == 0);
+  std::size_t patterns = 0;
+  for (const auto& [schema_name, schema] : registry->schemas) {
+    for (const check::FieldDef& field : schema.fields) {
+      for (const check::Type* type = &field.type; type; type = type->element.get()) {
+        if (type->pattern_text.empty()) continue;
+        ++patterns;
+        INFO(schema_name << "." << field.name << ": " << type->pattern_text);
+        CHECK(type->pattern_words.find("the form /") == std::string::npos);
+      }
+    }
+  }
+  CHECK(patterns >= 12);
 }
 
 }  // namespace

@@ -175,5 +175,18 @@ TEST_CASE("an unclosed bracket names where it opened") {
   CHECK(d.notes[0].range.begin == 14);
 }
 
+TEST_CASE("an unclosed brace names where it opened") {
+  // A declaration's block; a block value inside one (the innermost is named).
+  for (const auto& [text, at] : {std::pair<std::string, std::size_t>{"env a {\n  x = 1\n", 6},
+                                 {"env a {\n  y = { z = 3\n", 14}}) {
+    Parsed p = parse(text);
+    REQUIRE(p.diagnostics.all().size() == 1);
+    const Diagnostic& d = p.diagnostics.all()[0];
+    REQUIRE(d.notes.size() == 1);
+    CHECK(d.notes[0].message == "the unclosed `{` opened here");
+    CHECK(d.notes[0].range.begin == at);
+  }
+}
+
 }  // namespace
 }  // namespace mlenv
