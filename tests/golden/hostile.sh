@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Hostile input: `mlenvc check`, `build` and `fmt` on INPUT end with diagnostics or output
 # (exit 0 or 1), never a crash, and print a bounded amount (each once crashed, hung or printed
-# a gigabyte: tests/fuzz/seeds/). ctest's TIMEOUT bounds the time.
+# a gigabyte: tests/fuzz/seeds/). ctest's TIMEOUT bounds the time, and ulimit -v the memory:
+# an unbounded allocation fails, and mlenvc exits through std::bad_alloc (exit > 1).
 set -u
+ulimit -v 262144
 mlenvc=$1 input=$2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
