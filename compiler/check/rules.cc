@@ -338,6 +338,40 @@ void check_platform_needs(const EnvView& v, PlatformReport& report, Diagnostics&
   }
 }
 
+// What a batch job on bare metal has no place for, where it differs from the default: storage
+// classes and memlock (the nodes' own), Routes and their proxies, debugpy's port-forward, pod
+// restarts and cleanup, labels on objects, and a rail's attachment (the host's interface is
+// the rail: seeds/004, RDMA guide).
+void check_slurm_fields(const EnvView& v, PlatformReport& report) {
+  auto set = [](const Value* value) {
+    return value && (value->kind == Value::Kind::List    ? !value->items.empty()
+                     : value->kind == Value::Kind::Block ? !value->slots.empty()
+                     : value->kind == Value::Kind::Bool || value->kind == Value::Kind::Int
+                         ? value->number != 0
+                         : true);
+  };
+  const std::pair<const char*, const Value*> fields[] = {
+      {"cluster.classes", v.cluster->get("classes")},
+      {"cluster.security.unlimited_memlock",
+       get_path(v.cluster, {"security", "unlimited_memlock"})},
+      {"services", v.env.get("services")},
+      {"debug", v.env.get("debug")},
+      {"restarts", v.env.get("restarts")},
+      {"ttl", v.env.get("ttl")},
+      {"labels", v.env.get("labels")}};
+  for (const auto& [field, value] : fields) {
+    if (set(value)) report.not_applicable(field, value->range);
+  }
+  const Value* rails = v.rdma ? v.rdma->get("rails") : nullptr;
+  for (const ValuePtr& rail : rails ? rails->items : ValueList{}) {
+    for (const char* field : {"network", "resource", "ipam"}) {
+      if (const Value* value = rail->get(field)) {
+        report.not_applicable(std::string("rail.") + field, value->range);
+      }
+    }
+  }
+}
+
 // Fields the cluster's platform does not have (E0418) or needs and lacks (E0419).
 void check_platform_fields(const EnvView& v, std::set<std::string>& reported,
                            Diagnostics& diagnostics) {
@@ -347,16 +381,7 @@ void check_platform_fields(const EnvView& v, std::set<std::string>& reported,
     if (!value || has_platform(f.platforms, report.platform())) continue;
     report.not_applicable((f.on_env ? "" : "cluster.") + dotted(f.path), value->range);
   }
-  if (report.platform() == "slurm") {
-    const Value* classes = v.cluster->get("classes");
-    const Value* memlock = get_path(v.cluster, {"security", "unlimited_memlock"});
-    if (classes && !classes->slots.empty()) {
-      report.not_applicable("cluster.classes", classes->range);
-    }
-    if (memlock && memlock->number != 0) {
-      report.not_applicable("cluster.security.unlimited_memlock", memlock->range);
-    }
-  }
+  if (report.platform() == "slurm") check_slurm_fields(v, report);
   check_platform_needs(v, report, diagnostics);
 }
 
