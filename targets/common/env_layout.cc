@@ -69,16 +69,9 @@ EnvLayout make_layout(const ir::Env& env) {
   const bool rdma = env.transport == ir::Transport::rdma && env.cluster.network.rdma;
   // On Slurm the job has the host's own HCAs: nothing attaches them (no Multus status).
   l.rdma_attached = rdma && env.cluster.platform != ir::Platform::slurm;
+  // Which admission lets such a container in is the target's: an SCC on OpenShift
+  // (openshift::env_scc), the namespace's Pod Security level on Kubernetes.
   l.root_with_ipc_lock = rdma && !env.cluster.security.unlimited_memlock;
-  if (env.cluster.platform != ir::Platform::openshift) {
-    // SecurityContextConstraints are OpenShift's; elsewhere the namespace's Pod Security level
-    // admits the pods.
-  } else if (l.root_with_ipc_lock) {
-    l.custom_scc = env.cluster.security.scc.empty();
-    l.scc = l.custom_scc ? kIpcLockScc : env.cluster.security.scc;
-  } else {
-    l.scc = kRestrictedScc;
-  }
   l.image_stream = env.name;
   l.image_tag = l.image_stream + ":" + env.image.tag;
   l.shared_service_account = !env.cluster.security.service_account.empty();

@@ -39,8 +39,6 @@ struct EnvLayout {
   std::string headless_service;  ///< `<env>-headless`
   std::string service_account;   ///< `cluster.security.service_account` or `<env>-sa`
   std::string boot_config_map;   ///< `<env>-boot`
-  std::string scc;               ///< the one SCC the env's pods may use; "" off OpenShift
-  bool custom_scc = false;       ///< the SCC is emitted by the compiler (RDMA, none named)
   /// The main container runs as UID 0 with IPC_LOCK added: RDMA on a runtime that does not
   /// already grant unlimited memlock (a capability added to a non-root UID is not effective).
   bool root_with_ipc_lock = false;
@@ -58,11 +56,6 @@ struct EnvLayout {
   std::map<std::string, std::string> shared_labels;
   std::map<std::string, std::string> selector;  ///< selects the env's pods
 };
-
-/// The SCC the compiler emits for RDMA when a cluster names none: adds only IPC_LOCK.
-inline constexpr const char* kIpcLockScc = "mlenv-ipc-lock";
-/// The SCC TCP pods run under (OpenShift's default for authenticated users).
-inline constexpr const char* kRestrictedScc = "restricted-v2";
 
 /// Derives the layout of `env`.
 EnvLayout make_layout(const ir::Env& env);

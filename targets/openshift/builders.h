@@ -12,10 +12,23 @@
 
 namespace mlenv::target::openshift {
 
+/// The SCC the compiler emits for RDMA when a cluster names none: adds only IPC_LOCK.
+inline constexpr const char* kIpcLockScc = "mlenv-ipc-lock";
+/// The SCC TCP pods run under (OpenShift's default for authenticated users).
+inline constexpr const char* kRestrictedScc = "restricted-v2";
+
+/// The one SecurityContextConstraints an env's pods may use (pinned by annotation).
+struct Scc {
+  std::string name;
+  bool emitted = false;  ///< the compiler's own IPC_LOCK SCC (RDMA, the cluster names none)
+};
+/// Picks it from the layout: IPC_LOCK for RDMA containers running as root, else restricted-v2.
+Scc env_scc(const EnvLayout& layout);
+
 /// The cluster-scoped SCC that adds only IPC_LOCK to restricted-v2 (needs cluster-admin).
 Object ipc_lock_scc(const std::map<std::string, std::string>& labels);
 /// A Role with `use` on exactly the env's SCC, and its RoleBinding to the env's SA.
-std::vector<Object> scc_grant(const EnvLayout& layout);
+std::vector<Object> scc_grant(const EnvLayout& layout, const Scc& scc);
 
 /// The reencrypting, redirecting Route to one exposed tool's Service (its proxy serves the
 /// service CA's certificate).

@@ -24,11 +24,12 @@ void append(std::vector<Object>& to, std::vector<Object> from) {
 std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot_json,
                                 const std::map<std::string, std::string>& account_annotations) {
   std::vector<Object> objects;
+  const Scc scc = env_scc(layout);
   // The SCC serves every cluster declaration on its API server: it names none of them. A
   // cluster that names its own SCC gets no admin objects: the grant is the platform team's.
-  if (layout.custom_scc) {
+  if (scc.emitted) {
     objects.push_back(ipc_lock_scc(layout.shared_labels));
-    append(objects, scc_grant(layout));
+    append(objects, scc_grant(layout, scc));
   }
   objects.push_back(kube::service_account(layout, account_annotations));
   append(objects, kube::network_attachments(layout));
@@ -45,7 +46,7 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
   kube::PodExtras extras;
   extras.image = internal_image(layout);
   // Pin the SCC so admission cannot pick a more permissive one the SA may also use (SCC-03).
-  extras.annotations["openshift.io/required-scc"] = layout.scc;
+  extras.annotations["openshift.io/required-scc"] = scc.name;
   std::string networks = kube::networks_annotation(layout);
   if (!networks.empty()) extras.annotations["k8s.v1.cni.cncf.io/networks"] = networks;
   add_oauth_proxies(layout, extras);
@@ -96,7 +97,7 @@ kube::PlanSteps plan_steps(const EnvLayout& layout) {
   }
   if (layout.root_with_ipc_lock) {
     Value& grant = steps.grants.push(Value::map());
-    grant.set("scc", layout.scc);
+    grant.set("scc", env_scc(layout).name);
     grant.set("service_account", layout.service_account);
   }
   Value& build = steps.actions.push(Value::map());
@@ -119,16 +120,17 @@ std::vector<Note> env_notes(const EnvLayout& layout) {
     notes.push_back({layout.dir, layout.env->transport_note});
   }
   if (!layout.root_with_ipc_lock) return notes;
-  if (layout.custom_scc) {
+  const Scc scc = env_scc(layout);
+  if (scc.emitted) {
     notes.push_back({"", "the platform team applies " + layout.cluster +
-                             "/_admin/ once (mlenvc apply --admin): SCC `" + layout.scc +
+                             "/_admin/ once (mlenvc apply --admin): SCC `" + scc.name +
                              "` and the grants of its `use` to the envs' ServiceAccounts in "
                              "namespace `" +
                              layout.namespace_name + "`"});
   } else {
-    notes.push_back({"", "the platform team grants `use` of SCC `" + layout.scc + "` to `" +
+    notes.push_back({"", "the platform team grants `use` of SCC `" + scc.name + "` to `" +
                              layout.service_account + "` (oc adm policy add-scc-to-user " +
-                             layout.scc + " -z " + layout.service_account + " -n " +
+                             scc.name + " -z " + layout.service_account + " -n " +
                              layout.namespace_name + "); apply checks it"});
   }
   return notes;

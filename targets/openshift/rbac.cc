@@ -2,6 +2,12 @@
 
 namespace mlenv::target::openshift {
 
+Scc env_scc(const EnvLayout& layout) {
+  if (!layout.root_with_ipc_lock) return {kRestrictedScc, false};
+  const std::string& named = layout.env->cluster.security.scc;
+  return named.empty() ? Scc{kIpcLockScc, true} : Scc{named, false};
+}
+
 Object ipc_lock_scc(const std::map<std::string, std::string>& labels) {
   Object o =
       make_object("security.openshift.io/v1", "SecurityContextConstraints", kIpcLockScc, "", labels,
@@ -40,7 +46,7 @@ Object ipc_lock_scc(const std::map<std::string, std::string>& labels) {
   return o;
 }
 
-std::vector<Object> scc_grant(const EnvLayout& layout) {
+std::vector<Object> scc_grant(const EnvLayout& layout, const Scc& scc) {
   std::string name = layout.workload + "-use-scc";
   Object role = make_object("rbac.authorization.k8s.io/v1", "Role", name, layout.namespace_name,
                             layout.labels);
@@ -51,7 +57,7 @@ std::vector<Object> scc_grant(const EnvLayout& layout) {
   Value& rule = role.body.set("rules", Value::seq()).push(Value::map());
   rule.set("apiGroups", Value::strings({"security.openshift.io"}));
   rule.set("resources", Value::strings({"securitycontextconstraints"}));
-  rule.set("resourceNames", Value::strings({layout.scc}));
+  rule.set("resourceNames", Value::strings({scc.name}));
   rule.set("verbs", Value::strings({"use"}));
 
   Object binding = make_object("rbac.authorization.k8s.io/v1", "RoleBinding", name,
