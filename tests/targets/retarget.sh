@@ -1,8 +1,10 @@
 #!/bin/sh
-# The same env retargets by changing only its cluster's `platform`: one program text, built
-# for openshift and for kubernetes, checks clean on both; OpenShift gets its Job, BuildConfig
-# and ImageStream, Kubernetes a JobSet and none of them; boot.json differs only in where the
-# rank and rank 0 are, and the image is built from the same Dockerfile.
+# The same env retargets by changing only its cluster: one env and image, on an openshift,
+# a kubernetes and a slurm cluster (which differ in `platform` and the fields only that platform
+# has: a namespace and storage, or a partition), check clean on each; OpenShift gets its Job,
+# BuildConfig and ImageStream, Kubernetes a JobSet and none of them, Slurm a batch script and no
+# object at all; boot.json differs only in where the rank and rank 0 are, and the image is
+# built from the same Dockerfile.
 # Usage: retarget.sh MLENVC
 set -eu
 mlenvc=$1
@@ -17,8 +19,7 @@ import "std/storage/nfs"
 cluster lab extends h100.node8 {
   platform  = PLATFORM
   api       = "api.lab.example.com"
-  namespace = "research"
-  storage   = nfs.rwx
+  FIELDS
 }
 
 image trainer extends pytorch.pytorch29 {
@@ -31,11 +32,12 @@ env train {
   nodes    = 2
   network  = tcp
   command  = ["python", "/workspace/train.py"]
-  restarts = 1
 }
 MLENV
-for platform in openshift kubernetes; do
-  sed "s/PLATFORM/$platform/" "$tmp/program.mlenv.in" > "$tmp/$platform.mlenv"
+for platform in openshift kubernetes slurm; do
+  fields='namespace = "research"\n  storage   = nfs.rwx'
+  [ "$platform" != slurm ] || fields='partition = "gpu"'
+  sed "s/PLATFORM/$platform/; s/FIELDS/$fields/" "$tmp/program.mlenv.in" > "$tmp/$platform.mlenv"
   "$mlenvc" check "$tmp/$platform.mlenv" 2> "$tmp/$platform.check" ||
     fail "check failed on $platform: $(cat "$tmp/$platform.check")"
   "$mlenvc" build "$tmp/$platform.mlenv" -o "$tmp/$platform" 2> /dev/null ||
@@ -59,4 +61,16 @@ grep -q '"host": "train-node-0-0.train-headless.research.svc"' "$k8s/boot.json" 
 sed '/^# Build context/d' "$os/Dockerfile" > "$tmp/os.docker"
 sed '/^# Build context/d' "$k8s/Dockerfile" > "$tmp/k8s.docker"
 diff -u "$tmp/os.docker" "$tmp/k8s.docker" >&2 || fail "the Dockerfiles differ"
-echo "retarget: one env, two platforms"
+# Slurm: one batch script and no objects; the rank from SLURM_NODEID and rank 0 from the
+# address the script exports; the rest of boot.json and the Dockerfile as on OpenShift.
+slurm=$tmp/slurm/lab/train
+[ -f "$slurm/train.sbatch" ] || fail "slurm lacks its batch script"
+[ -z "$(find "$slurm" -name '*.yaml')" ] || fail "slurm has Kubernetes objects"
+grep -q '"platform": "slurm"' "$slurm/plan.json" || fail "plan.json does not name slurm"
+grep -v '"host' "$os/boot.json" | sed 's/JOB_COMPLETION_INDEX/RANK/' > "$tmp/os.boot"
+grep -v '"host' "$slurm/boot.json" | sed 's/SLURM_NODEID/RANK/' > "$tmp/slurm.boot"
+diff -u "$tmp/os.boot" "$tmp/slurm.boot" >&2 || fail "slurm's boot.json differs beyond rank 0"
+grep -q '"host_env": "MLENV_RDZV_HOST"' "$slurm/boot.json" || fail "slurm's rank 0"
+sed '/^# Build context/d' "$slurm/Dockerfile" > "$tmp/slurm.docker"
+diff -u "$tmp/os.docker" "$tmp/slurm.docker" >&2 || fail "slurm's Dockerfile differs"
+echo "retarget: one env, three platforms"
