@@ -534,6 +534,20 @@ TEST_CASE("day2: a Slurm env's logs are its job's files, each line under its ran
   CHECK(f.err.find("error[E0751]: `lab/ranks` has no rank 2") != std::string::npos);
 }
 
+TEST_CASE("day2: a Slurm env's shell is a step of its running job on the rank's node", "[day2]") {
+  SlurmDay2Fixture f;
+  ShellRequest shell;
+  shell.target = {"ranks", "", 60};
+  shell.rank = 1;
+  REQUIRE(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(shell, d); }) == 0);
+  CHECK(f.commands().back() ==
+        "srun --jobid=42 --overlap --nodes=1 --ntasks=1 --nodelist=n2 bash -l");
+  write_file(f.dir.path() + "/.squeue", "PENDING|Resources|\n");
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(shell, d); }) == 1);
+  CHECK(f.err.find("error[E0752]: rank 1 of `lab/ranks` (Slurm job 42) is PENDING (Resources), "
+                   "not running") != std::string::npos);
+}
+
 TEST_CASE("day2: a Slurm env's results are rank 0's results.json beside the job's logs", "[day2]") {
   SlurmDay2Fixture f;
   ResultsRequest request;
