@@ -15,7 +15,7 @@ constexpr const char* kUsage =
     "Forwards localhost:PORT to a port in rank 0's pod of the env ENV (or CLUSTER/ENV) until\n"
     "Ctrl-C: debugpy (5678, the env sets `debug = true`) by default, or SERVICE (vscode 8080,\n"
     "jupyter 8888, tensorboard 6006) directly, without its proxy. Attach a debugger to\n"
-    "localhost:5678.\n"
+    "localhost:5678. Not on Slurm (E0755): `ssh -L` to rank 0's node.\n"
     "\n"
     "  --local PORT           the local port (default: the same as in the pod)\n"
     "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"

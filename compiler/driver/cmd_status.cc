@@ -16,7 +16,8 @@ constexpr const char* kUsage =
     "runs it: each rank's pod, node, phase, restarts and the transport its mlenv-boot chose\n"
     "(rdma or tcp, from /run/mlenv/status.json in the pod), the latest build of its\n"
     "BuildConfig and the URLs of its Routes. The env's namespace and ranks come from its last\n"
-    "apply (refs/mlenv/applied/<cluster>/<env>).\n"
+    "apply (refs/mlenv/applied/<cluster>/<env>). A Slurm env shows its job's state and each\n"
+    "rank's node (squeue, else sacct) and the job's log file.\n"
     "\n"
     "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
     "  --timeout=DURATION     limit for each client call (default 60s)\n";

@@ -172,6 +172,31 @@ void diff_whole_file(const std::string& unit, const std::string& path, const Obj
                           path});
 }
 
+// A Slurm env (plan.json `platform` `slurm`) has no objects: its run is the job apply submits.
+// The plan shows that job as `<unit>/SlurmJob/<env>`, created and deleted with the env and
+// replaced when a file it runs from (script, boot.json, Dockerfile) changed, because apply then
+// cancels the job and submits a new one (apply/slurm_apply.cc). `paths` are the unit's changed
+// files; plan.json alone (input digests) is not a change of the job.
+void diff_slurm_job(const PlanTree& before, const PlanTree& after, const std::string& unit,
+                    const std::vector<std::string>& paths, PlanDiff& diff) {
+  const std::string plan_json = unit + "/plan.json";
+  std::optional<std::string> old_plan = before.read(plan_json);
+  std::optional<std::string> new_plan = after.read(plan_json);
+  if (plan_json_string(new_plan ? *new_plan : old_plan.value_or(""), "platform") != "slurm") return;
+  const std::string env = unit.substr(unit.rfind('/') + 1);
+  Change job{unit + "/SlurmJob/" + env,   "SlurmJob", Action::Replace, {}, {},
+             unit + "/" + env + ".sbatch"};
+  if (!old_plan || !new_plan) {
+    job.action = old_plan ? Action::Delete : Action::Create;
+  } else if (std::any_of(paths.begin(), paths.end(),
+                         [&](const std::string& path) { return path != plan_json; })) {
+    job.reason = "run spec changed";
+  } else {
+    return;
+  }
+  diff.changes.push_back(std::move(job));
+}
+
 void diff_unit(const PlanTree& before, const PlanTree& after, const std::string& unit,
                const std::vector<std::string>& paths, PlanDiff& diff) {
   if (is_admin_unit(unit)) {
@@ -185,6 +210,7 @@ void diff_unit(const PlanTree& before, const PlanTree& after, const std::string&
     ++diff.inputs_changed;
     return;
   }
+  diff_slurm_job(before, after, unit, paths, diff);
   std::map<std::string, ObjectFile> objects = object_files(before, unit);
   for (auto& [file, object] : object_files(after, unit)) {
     object.shared = object.shared || objects[file].shared;

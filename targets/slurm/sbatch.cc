@@ -111,9 +111,11 @@ std::string launch(const BatchJob& job) {
     s += "args+=(--nccl-check --results \"$rundir\"/" + shell_quote(job.logs_dir) +
          "/\"$SLURM_JOB_NAME-$SLURM_JOB_ID.results.json\")\n";
   }
+  // --label puts the task number, which is the node rank here, before each line of the job's
+  // log (`0: ...`): `mlenvc logs` shows each rank's lines from the one file Slurm writes.
   s += "\n# One mlenv-boot per node; each takes its node rank from SLURM_NODEID.\n";
   s += "exec srun --nodes=" + std::to_string(job.nodes) + " --ntasks=" + std::to_string(job.nodes) +
-       " --ntasks-per-node=1 --kill-on-bad-exit=1";
+       " --ntasks-per-node=1 --kill-on-bad-exit=1 --label";
   if (container) s += " \"${container[@]}\"";
   s += " \"$boot\" \"${args[@]}\"\n";
   return s;

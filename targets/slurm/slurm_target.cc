@@ -22,14 +22,16 @@ namespace {
 constexpr const char* kWorkspace = "/workspace";
 constexpr const char* kDatasets = "/datasets";
 
-// The enroot URI of an image pushed to `registry` (`host[:port]/path`): enroot separates the
-// registry host with '#' (`docker://[USER@][REGISTRY#]IMAGE[:TAG]`, enroot's doc/cmd/import.md).
-std::string enroot_uri(const ir::Image& image) {
-  const std::string& registry = image.registry;
+// The enroot URI of the env's image as the note says to push it, `<registry>/<env>:<tag>` (the
+// Kubernetes target's name too: each env builds its own image, whatever its declaration is
+// called). enroot separates the registry host with '#' (`docker://[USER@][REGISTRY#]IMAGE[:TAG]`,
+// enroot's doc/cmd/import.md).
+std::string enroot_uri(const EnvLayout& layout) {
+  const std::string& registry = layout.env->image.registry;
   std::size_t slash = registry.find('/');
   std::string host = registry.substr(0, slash);
   std::string path = slash == std::string::npos ? "" : registry.substr(slash + 1) + "/";
-  return host + "#" + path + image.name + ":" + image.tag;
+  return host + "#" + path + layout.image_tag;
 }
 
 BatchJob batch_job(const EnvLayout& layout) {
@@ -55,7 +57,7 @@ BatchJob batch_job(const EnvLayout& layout) {
     job.container_image = env.name + ".sqsh";
     job.squashfs_in_envdir = true;
   } else {
-    job.container_image = enroot_uri(env.image);
+    job.container_image = enroot_uri(layout);
   }
   if (!slurm.workspace_dir.empty()) job.mounts.push_back({slurm.workspace_dir, kWorkspace});
   if (!slurm.datasets_dir.empty()) job.mounts.push_back({slurm.datasets_dir, kDatasets});

@@ -13,8 +13,10 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <thread>
 
+#include "compiler/plan/apply/results.h"
 #include "compiler/plan/day2/cluster_json.h"
 #include "compiler/plan/day2/commands.h"
 #include "compiler/plan/day2/line_stream.h"
@@ -465,6 +467,131 @@ TEST_CASE("golden E0750 E0751 E0752 E0753 E0754: the day-2 commands", "[golden]"
   CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return sync_workspace(sync, out, d); }) ==
         1);
   golden("E0754", f.err);
+}
+
+// A Slurm env applied through stand-ins for Slurm's clients (the recording client under their
+// names): sbatch answers job 42 (sbatch(1) --parsable prints the id alone), squeue the state
+// and node list recorded on tests/slurm/cluster.sh (`RUNNING|None|n[1-2]`), scontrol the nodes
+// of that list one a line. The real clients are tests/slurm/day2.sh's (ctest slurm.day2).
+struct SlurmDay2Fixture : Day2Fixture {
+  SlurmDay2Fixture() : Day2Fixture("per_pod", false) {
+    for (const char* client : {"sbatch", "squeue", "scontrol", "srun", "scancel"})
+      std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, dir.path() + "/.bin/" + client);
+    env = FakeEnv();
+    env.cluster = "lab";
+    env.env = "ranks";
+    env.platform = "slurm";
+    env.env_kind = "run";
+    env.files = {{"ranks.sbatch", "#!/bin/bash\n"}, {"boot.json", "{}"}};
+    env.actions = {R"({"action": "submit", "after": "", "script": "ranks.sbatch"})"};
+    env.more_keys = {"\"nodes\": 2"};
+    commit_plan();
+    write_file(dir.path() + "/.squeue", "RUNNING|None|n[1-2]\n");
+    write_file(dir.path() + "/.hostnames", "n1\nn2\n");
+    reply({"--parsable|0|42", "-j 42|0|@" + dir.path() + "/.squeue",
+           "hostnames|0|@" + dir.path() + "/.hostnames"},
+          true);
+    REQUIRE(apply() == 0);
+  }
+};
+
+TEST_CASE("day2: a Slurm env's status is its job's state and each rank's node", "[day2]") {
+  SlurmDay2Fixture f;
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"ranks", "", 60}, out, d);
+  }) == 0);
+  CHECK(f.out ==
+        "lab/ranks (Slurm job 42, run, 2 nodes)\n"
+        "  RANK  NODE  STATE\n"
+        "  0     n1    RUNNING\n"
+        "  1     n2    RUNNING\n"
+        "  log: " +
+            f.dir.path() + "/plans/lab/ranks/logs/ranks-42.out\n");
+  CHECK(f.commands() == std::vector<std::string>{"squeue -h -t all -j 42 -o %T|%r|%N",
+                                                 "scontrol show hostnames n[1-2]"});
+}
+
+TEST_CASE("day2: a Slurm env's logs are its job's files, each line under its rank", "[day2]") {
+  SlurmDay2Fixture f;
+  // srun --label's lines (`0: `), and one of the batch script's own.
+  write_file(f.dir.path() + "/plans/lab/ranks/logs/ranks-42.out",
+             "1: up on n2\n0: up on n1\n0: MLENV_RESULTS {}\n");
+  write_file(f.dir.path() + "/plans/lab/ranks/logs/ranks-42.err",
+             "1: warning\nslurmstepd: error: *** JOB 42 CANCELLED ***\n");
+  LogsRequest request;
+  request.target = {"ranks", "", 60};
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) ==
+          0);
+  CHECK(f.out ==
+        "[0] up on n1\n[0] MLENV_RESULTS {}\n[1] up on n2\n[1] warning\n"
+        "[job] slurmstepd: error: *** JOB 42 CANCELLED ***\n");
+  request.rank = 1;
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) ==
+          0);
+  CHECK(f.out == "[1] up on n2\n[1] warning\n");
+  request.rank = 2;
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) == 1);
+  CHECK(f.err.find("error[E0751]: `lab/ranks` has no rank 2") != std::string::npos);
+}
+
+TEST_CASE("day2: a Slurm env's shell is a step of its running job on the rank's node", "[day2]") {
+  SlurmDay2Fixture f;
+  ShellRequest shell;
+  shell.target = {"ranks", "", 60};
+  shell.rank = 1;
+  REQUIRE(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(shell, d); }) == 0);
+  CHECK(f.commands().back() ==
+        "srun --jobid=42 --overlap --nodes=1 --ntasks=1 --nodelist=n2 bash -l");
+  write_file(f.dir.path() + "/.squeue", "PENDING|Resources|\n");
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return open_shell(shell, d); }) == 1);
+  CHECK(f.err.find("error[E0752]: rank 1 of `lab/ranks` (Slurm job 42) is PENDING (Resources), "
+                   "not running") != std::string::npos);
+}
+
+TEST_CASE("day2: a Slurm env's results are rank 0's results.json beside the job's logs", "[day2]") {
+  SlurmDay2Fixture f;
+  ResultsRequest request;
+  request.env = "ranks";
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return show_results(request, out, d); }) ==
+        1);
+  CHECK(f.err.find("error[E0716]: no result of `lab/ranks` yet") != std::string::npos);
+  CHECK(
+      f.err.find("Slurm job 42 has written no `$TMP/plans/lab/ranks/logs/ranks-42.results.json`") !=
+      std::string::npos);
+  // mlenv-boot writes results.json pretty-printed (runtime/nccl_check.cc, publish_results).
+  write_file(f.dir.path() + "/plans/lab/ranks/logs/ranks-42.results.json",
+             "{\n  \"format_version\": 1,\n  \"job\": \"lab/ranks\",\n  \"status\": "
+             "\"passed\",\n  \"nnodes\": 2,\n  \"world_size\": 2,\n  \"min_busbw_gbps\": 1,\n"
+             "  \"avg_busbw_gbps\": 2.5,\n  \"rows\": [{\"bytes\": 1024, \"time_us\": 10, "
+             "\"algbw_gbps\": 2, \"busbw_gbps\": 2.5}]\n}\n");
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) {
+    return show_results(request, out, d);
+  }) == 0);
+  CHECK(f.out.find("PASSED") != std::string::npos);
+  request.json = true;
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) {
+    return show_results(request, out, d);
+  }) == 0);
+  CHECK(f.out.starts_with("{\n  \"format_version\": 1,\n"));
+}
+
+TEST_CASE("golden E0755: sync, port-forward and urls of a Slurm env", "[golden]") {
+  SlurmDay2Fixture f;
+  SyncRequest sync;
+  sync.target = {"ranks", "", 60};
+  sync.dir = f.dir.path();
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return sync_workspace(sync, out, d); }) ==
+        1);
+  golden("E0755", f.err);
+  PortForwardRequest forward;
+  forward.target = {"ranks", "", 60};
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) { return port_forward(forward, d); }) == 1);
+  CHECK(f.err.find("error[E0755]: `mlenvc port-forward`") != std::string::npos);
+  CHECK(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_urls({"ranks", "", 60}, out, d);
+  }) == 1);
+  CHECK(f.err.find("error[E0755]: `mlenvc urls`") != std::string::npos);
+  CHECK(f.commands().empty());
 }
 
 }  // namespace

@@ -320,3 +320,46 @@ TEST_CASE("plan.json's objects read by the flat scan equal the full parse", "[pl
 
 }  // namespace
 }  // namespace mlenv::plan
+
+namespace mlenv::plan {
+namespace {
+
+// A Slurm env as the Slurm target renders it: no objects, a batch script and boot.json.
+testing::FakeEnv slurm_env(const std::string& script) {
+  testing::FakeEnv env;
+  env.cluster = "lab";
+  env.env = "ranks";
+  env.platform = "slurm";
+  env.files = {{"ranks.sbatch", script}, {"boot.json", "{\"nnodes\": 2}"}};
+  return env;
+}
+
+TEST_CASE("a Slurm env's job is created, replaced when its script changes, and deleted", "[plan]") {
+  PlanDiff created = diff_plans(PlanTree(), tree_from_output(render({slurm_env("#!/bin/bash\n")})));
+  REQUIRE(created.changes.size() == 1);
+  CHECK(created.changes[0].address == "lab/ranks/SlurmJob/ranks");
+  CHECK(created.changes[0].action == Action::Create);
+
+  PlanTree before = tree_from_output(render({slurm_env("#!/bin/bash\n")}));
+  PlanDiff changed =
+      diff_plans(before, tree_from_output(render({slurm_env("#!/bin/bash\n# new\n")})));
+  REQUIRE(changed.changes.size() == 1);
+  CHECK(changed.changes[0].action == Action::Replace);
+  CHECK(text(changed).find("-/+ lab/ranks/SlurmJob/ranks\n"
+                           "      # forces replacement: run spec changed\n") != std::string::npos);
+  CHECK(summary_line(changed) == "Plan: 0 to create, 0 to update, 1 to replace, 0 to delete.");
+
+  // Only the input digests of plan.json: the job stays.
+  testing::FakeEnv digests = slurm_env("#!/bin/bash\n");
+  digests.inputs = {{"cluster.mlenv", "v2"}};
+  PlanDiff inputs = diff_plans(before, tree_from_output(render({digests})));
+  CHECK_FALSE(inputs.empty());
+  CHECK(inputs.changes.empty());
+
+  PlanDiff deleted = diff_plans(before, PlanTree());
+  REQUIRE(deleted.changes.size() == 1);
+  CHECK(deleted.changes[0].action == Action::Delete);
+}
+
+}  // namespace
+}  // namespace mlenv::plan

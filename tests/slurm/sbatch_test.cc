@@ -72,7 +72,8 @@ TEST_CASE("slurm.sbatch: directives say nodes, one task per node, logs, no gpus 
   CHECK_FALSE(contains(s, "--account"));
   CHECK_FALSE(contains(s, "--container-image"));
   CHECK(contains(s, "boot=${MLENV_BOOT:-mlenv-boot}\n"));
-  CHECK(contains(s, " --ntasks-per-node=1 --kill-on-bad-exit=1 \"$boot\" \"${args[@]}\"\n"));
+  CHECK(
+      contains(s, " --ntasks-per-node=1 --kill-on-bad-exit=1 --label \"$boot\" \"${args[@]}\"\n"));
 }
 
 // What mlenv-boot is started with: the script's lines from `envdir=` to srun, run by bash with
@@ -91,7 +92,7 @@ std::string srun_arguments(const std::string& script) {
 TEST_CASE("slurm.sbatch: srun starts mlenv-boot once per node with boot.json beside the script") {
   std::string host = srun_arguments(batch_script(cpu_job()));
   CHECK(host ==
-        "--nodes=2\n--ntasks=2\n--ntasks-per-node=1\n--kill-on-bad-exit=1\nmlenv-boot\n"
+        "--nodes=2\n--ntasks=2\n--ntasks-per-node=1\n--kill-on-bad-exit=1\n--label\nmlenv-boot\n"
         "--config\n/tmp/boot.json\n");
   BatchJob acceptance = cpu_job();
   acceptance.nccl_check = true;

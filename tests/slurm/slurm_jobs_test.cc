@@ -57,6 +57,75 @@ TEST_CASE("slurm.jobs: squeue and sacct states, finished or not") {
   CHECK_FALSE(failed->succeeded);
 }
 
+TEST_CASE("slurm.jobs: squeue's and sacct's node list, as recorded from the test cluster") {
+  // squeue(1) -o: %T the state, %r the reason, %N the nodes allocated (a hostlist expression,
+  // empty while pending) (https://slurm.schedmd.com/squeue.html#OPT_format). Recorded:
+  // `squeue -h -t all -j 2 -o '%T|%r|%N'` on tests/slurm/cluster.sh, running then cancelled.
+  std::optional<JobState> running = parse_squeue("RUNNING|None|n[1-2]\n");
+  REQUIRE(running);
+  CHECK(running->state == "RUNNING");
+  CHECK(running->reason.empty());
+  CHECK(running->nodes == "n[1-2]");
+  std::optional<JobState> cancelled = parse_squeue("CANCELLED|None|n[1-2]\n");
+  REQUIRE(cancelled);
+  CHECK(cancelled->finished);
+  CHECK_FALSE(cancelled->succeeded);
+  std::optional<JobState> pending = parse_squeue("PENDING|Resources|\n");
+  REQUIRE(pending);
+  CHECK(pending->reason == "Resources");
+  CHECK(pending->nodes.empty());
+  // sacct(1) --parsable2 (-P): fields separated by '|' with no trailing '|'; NodeList of a job
+  // that never started is `None assigned` (https://slurm.schedmd.com/sacct.html).
+  std::optional<JobState> done = parse_sacct("COMPLETED|0:0|gpu[01-04]\n");
+  REQUIRE(done);
+  CHECK(done->succeeded);
+  CHECK(done->nodes == "gpu[01-04]");
+  std::optional<JobState> never = parse_sacct("CANCELLED by 1000|0:0|None assigned\n");
+  REQUIRE(never);
+  CHECK(never->state == "CANCELLED");
+  CHECK(never->nodes.empty());
+}
+
+TEST_CASE("slurm.jobs: scontrol show hostnames gives the nodes in rank order") {
+  // scontrol(1) `show hostnames`: "one hostname per line" of a hostlist expression
+  // (https://slurm.schedmd.com/scontrol.html); recorded for `n[1-2]`.
+  CHECK(hostnames_command("n[1-2]") ==
+        std::vector<std::string>{"scontrol", "show", "hostnames", "n[1-2]"});
+  CHECK(parse_hostnames("n1\nn2\n") == std::vector<std::string>{"n1", "n2"});
+  CHECK(parse_hostnames("").empty());
+}
+
+TEST_CASE("slurm.jobs: srun --label lines carry their task, the batch script's do not") {
+  // srun(1) -l, --label: "Prepend task number to lines of stdout/err"; with ten tasks or more
+  // the number is padded to the widest (` 7: `) (https://slurm.schedmd.com/srun.html#OPT_label).
+  // Recorded from the test cluster: `1: out 1`.
+  LabelledLine one = parse_labelled_line("1: out 1");
+  CHECK(one.task == 1);
+  CHECK(one.text == "out 1");
+  LabelledLine padded = parse_labelled_line(" 7: hello: world");
+  CHECK(padded.task == 7);
+  CHECK(padded.text == "hello: world");
+  CHECK(parse_labelled_line("12: x").task == 12);
+  for (const char* own : {"mlenv: no boot.json in /x", "slurmstepd: error: *** JOB 4 CANCELLED", "",
+                          ": x", "1:x", "abc: d", "12345678901: x"}) {
+    CAPTURE(own);
+    LabelledLine line = parse_labelled_line(own);
+    CHECK_FALSE(line.task.has_value());
+    CHECK(line.text == own);
+  }
+}
+
+TEST_CASE("slurm.jobs: a shell is a step of the running job on one node") {
+  // srun(1) --jobid: run under an existing job's allocation; --overlap: share its resources
+  // with the running step; --pty: a pseudo terminal for task 0
+  // (https://slurm.schedmd.com/srun.html).
+  CHECK(shell_command("/usr/bin/srun", "42", "n2", true) ==
+        std::vector<std::string>{"/usr/bin/srun", "--jobid=42", "--overlap", "--nodes=1",
+                                 "--ntasks=1", "--nodelist=n2", "--pty", "bash", "-l"});
+  CHECK(shell_command("srun", "42", "n2", false).back() == "-l");
+  CHECK(results_file("accept", "42") == "logs/accept-42.results.json");
+}
+
 TEST_CASE("slurm.jobs: log files are the script's --output and --error") {
   CHECK(log_files("ranks", "17") ==
         std::vector<std::string>{"logs/ranks-17.out", "logs/ranks-17.err"});
@@ -123,6 +192,18 @@ TEST_CASE("slurm.jobs: a real job is cancelled", "[.real]") {
   JobState state = wait_until(*id, [](const JobState& s) { return s.finished; });
   CHECK(state.state == "CANCELLED");
   CHECK_FALSE(state.succeeded);
+}
+
+TEST_CASE("slurm.jobs: a real job's nodes come back in rank order", "[.real]") {
+  fs::path dir = job_dir("nodes", "srun sleep 600\n");
+  std::string error;
+  std::optional<std::string> id = submit(dir.string(), "nodes.sbatch", 30, error);
+  INFO(error);
+  REQUIRE(id);
+  JobState state = wait_until(*id, [](const JobState& s) { return s.state == "RUNNING"; });
+  CHECK(job_nodes(state.nodes, 10) == std::vector<std::string>{"n1", "n2"});
+  CHECK(cancel(*id, 30));
+  CHECK(wait_until(*id, [](const JobState& s) { return s.finished; }).state == "CANCELLED");
 }
 
 TEST_CASE("slurm.jobs: a job Slurm never had has no state", "[.real]") {

@@ -107,3 +107,21 @@ TEST_CASE("slurm.target: a value sbatch or pyxis would split is E0530 and no scr
     CHECK_FALSE(find(out, "lab/ranks/ranks.sbatch"));
   }
 }
+
+TEST_CASE("slurm.target: with image.registry, pyxis pulls the name the note pushes") {
+  // The note pushes `<registry>/<env>:<tag>`, as the Kubernetes target does; enroot spells the
+  // same image `<registry host>#<path>/<env>:<tag>` (enroot's doc/cmd/import.md). The image
+  // declaration's own name (`img`) is not the pushed one.
+  ir::Env env = slurm_env(true);
+  env.image.registry = "registry.example.com:5000/team";
+  Diagnostics diagnostics;
+  target::Output out = render(env, diagnostics);
+  REQUIRE_FALSE(diagnostics.has_errors());
+  const std::string pushed = "registry.example.com:5000/team/ranks:v1";
+  bool noted = false;
+  for (const std::string& note : out.notes) noted = noted || contains(note, " " + pushed);
+  CHECK(noted);
+  const std::string& script = find(out, "lab/ranks/ranks.sbatch")->content;
+  CHECK(contains(script, "--container-image='registry.example.com:5000#team/ranks:v1'"));
+  CHECK_FALSE(contains(script, "/img:"));
+}

@@ -11,8 +11,6 @@
 namespace mlenv::plan {
 namespace {
 
-constexpr std::string_view kPlanDirTrailer = "Plan-Directory: ";
-
 bool under(const std::string& dir, const std::string& root) {
   return root.empty() || root == "." || dir == root || dir.starts_with(root + "/");
 }

@@ -12,8 +12,6 @@ constexpr const char* kAdminAppliedRefs = "refs/mlenv/applied-admin/";
 constexpr std::string_view kRuntimeTrailer = "Runtime-Tree: ";
 constexpr std::string_view kParentTrailer = "ApplySet-Parent: ";
 
-constexpr std::string_view kPlanDirTrailer = "Plan-Directory: ";
-
 }  // namespace
 
 const char* applied_refs(bool admin) {

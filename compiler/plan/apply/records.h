@@ -11,6 +11,9 @@
 
 namespace mlenv::plan {
 
+/// The trailer naming the env directory a record was applied from, relative to the work tree.
+inline constexpr std::string_view kPlanDirTrailer = "Plan-Directory: ";
+
 /// `refs/mlenv/applied/`, or `refs/mlenv/applied-admin/` for --admin.
 const char* applied_refs(bool admin);
 

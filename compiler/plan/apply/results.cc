@@ -4,9 +4,13 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "compiler/diag/render.h"
+#include "compiler/plan/apply/records.h"
 #include "compiler/plan/apply/runner.h"
+#include "compiler/plan/apply/slurm_apply.h"
+#include "compiler/plan/apply/slurm_jobs.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/plan_json.h"
 
@@ -143,47 +147,87 @@ void print_results(std::ostream& out, const RunResults& results) {
   }
 }
 
-int show_results(const ResultsRequest& request, std::ostream& out, Diagnostics& diagnostics) {
-  std::optional<PlanManifest> env = find_env(request.env, diagnostics);
-  if (!env) return 1;
+namespace {
+
+// Where the result was looked for: the results.json text, or what was found instead.
+struct ResultsSource {
+  std::optional<std::string> json;
+  std::string note;  ///< when there is no result: the command or file tried and what it gave
+};
+
+// Rank 0's `MLENV_RESULTS` log line: rank 0 is the pod of completion index 0 (an Indexed Job
+// labels its pods with batch.kubernetes.io/job-completion-index). With a selector, kubectl logs
+// prints only the last 10 lines unless --tail says otherwise. nullopt with E0703 when there is
+// no client.
+std::optional<ResultsSource> pod_results(const ResultsRequest& request, const PlanManifest& env,
+                                         Diagnostics& diagnostics) {
   std::string client = request.client;
   if (client.empty()) client = find_on_path("oc").value_or(find_on_path("kubectl").value_or(""));
   if (client.empty()) {
     diagnostics.report(Code::E0703, {}, "neither `oc` nor `kubectl` is on PATH",
                        "install the client, or pass --kubectl PATH");
-    return 1;
+    return std::nullopt;
   }
-  // Rank 0 is the pod of completion index 0 (an Indexed Job labels its pods with
-  // batch.kubernetes.io/job-completion-index). With a selector, kubectl logs prints only the
-  // last 10 lines unless --tail says otherwise.
   std::vector<std::string> argv = {
-      client,     "logs",
-      "-n",       env->namespace_,
-      "-l",       "job-name=" + env->env + ",batch.kubernetes.io/job-completion-index=0",
+      client,         "logs", "-n",
+      env.namespace_, "-l",   "job-name=" + env.env + ",batch.kubernetes.io/job-completion-index=0",
       "--tail=-1"};
   RunResult log = run_command(argv, "", request.timeout_seconds, true);
+  ResultsSource found;
+  if (!log.timed_out && log.status == 0) found.json = find_results_line(log.output);
+  found.note = "`" + shell_words({argv.begin() + 1, argv.end()}) + "` " +
+               (log.timed_out ? std::string("timed out")
+                : log.status  ? "exited with status " + std::to_string(log.status)
+                              : std::string("printed no MLENV_RESULTS line"));
+  return found;
+}
+
+// On Slurm rank 0 writes results.json beside the job's logs (`mlenv-boot --results`,
+// targets/slurm/sbatch.cc), in the env directory its last apply submitted from, for the job
+// that apply recorded (`Slurm-Job:`).
+ResultsSource slurm_results(const PlanManifest& env) {
+  const std::string unit = env.cluster + "/" + env.env;
+  std::unique_ptr<Repository> repo = Repository::discover(std::filesystem::current_path().string());
+  std::optional<ObjectId> record = repo->ref_target(applied_refs(false) + unit);
+  const std::string message = record ? repo->commit_message(*record) : "";
+  const std::string job = trailer(message, kSlurmJobTrailer);
+  if (job.empty()) return {std::nullopt, "`" + unit + "` has no submitted Slurm job recorded"};
+  const std::string path = (std::filesystem::path(repo->workdir()) /
+                            trailer(message, kPlanDirTrailer) / slurm::results_file(env.env, job))
+                               .string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {std::nullopt, "Slurm job " + job + " has written no `" + path + "`"};
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!json.empty() && (json.back() == '\n' || json.back() == '\r')) json.pop_back();
+  return {json, ""};
+}
+
+}  // namespace
+
+int show_results(const ResultsRequest& request, std::ostream& out, Diagnostics& diagnostics) {
+  std::optional<PlanManifest> env = find_env(request.env, diagnostics);
+  if (!env) return 1;
+  std::optional<ResultsSource> found = env->platform == "slurm"
+                                           ? std::optional(slurm_results(*env))
+                                           : pod_results(request, *env, diagnostics);
+  if (!found) return 1;
   const std::string unit = env->cluster + "/" + env->env;
-  std::optional<std::string> line;
-  if (!log.timed_out && log.status == 0) line = find_results_line(log.output);
-  if (!line) {
+  if (!found->json) {
     Diagnostic& d = diagnostics.report(Code::E0716, {}, "no result of `" + unit + "` yet",
                                        "the run has not finished, or its pods are gone");
-    d.notes.push_back({"`" + shell_words({argv.begin() + 1, argv.end()}) + "` " +
-                           (log.timed_out ? std::string("timed out")
-                            : log.status  ? "exited with status " + std::to_string(log.status)
-                                          : std::string("printed no MLENV_RESULTS line")),
-                       {}});
+    d.notes.push_back({found->note, {}});
     return 1;
   }
+  const std::string& line = *found->json;
   std::string error;
-  std::optional<RunResults> results = parse_results(*line, error);
+  std::optional<RunResults> results = parse_results(line, error);
   if (!results) {
     diagnostics.report(Code::E0716, {}, "the result of `" + unit + "` is unreadable: " + error,
                        "mlenv-boot writes format_version 1");
     return 1;
   }
   if (request.json) {
-    out << printable(*line) << '\n';
+    out << printable(line, true) << '\n';  // results.json is pretty-printed on Slurm
   } else {
     print_results(out, *results);
   }

@@ -69,25 +69,32 @@ std::vector<std::string> submit_command(const std::string& sbatch, const std::st
 std::optional<JobState> parse_squeue(std::string_view output) {
   std::string_view line = first_line(output);
   if (line.empty()) return std::nullopt;
-  auto [state, reason] = split_bar(line);
+  auto [state, rest] = split_bar(line);
+  auto [reason, nodes] = split_bar(rest);
   // squeue's reason of a job that is not pending is `None`.
-  return make_state(state, reason == "None" ? std::string_view() : reason);
+  JobState s = make_state(state, reason == "None" ? std::string_view() : reason);
+  s.nodes = std::string(nodes);
+  return s;
 }
 
 std::optional<JobState> parse_sacct(std::string_view output) {
   std::string_view line = first_line(output);
   if (line.empty()) return std::nullopt;
-  auto [state, exit_code] = split_bar(line);
-  return make_state(state,
-                    exit_code.empty() ? std::string_view() : "exit code " + std::string(exit_code));
+  auto [state, rest] = split_bar(line);
+  auto [exit_code, nodes] = split_bar(rest);
+  JobState s = make_state(
+      state, exit_code.empty() ? std::string_view() : "exit code " + std::string(exit_code));
+  // sacct names a job that never started on `None assigned`.
+  if (nodes != "None assigned") s.nodes = std::string(nodes);
+  return s;
 }
 
 std::vector<std::string> squeue_command(const std::string& job_id) {
-  return {"squeue", "-h", "-t", "all", "-j", job_id, "-o", "%T|%r"};
+  return {"squeue", "-h", "-t", "all", "-j", job_id, "-o", "%T|%r|%N"};
 }
 
 std::vector<std::string> sacct_command(const std::string& job_id) {
-  return {"sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State,ExitCode"};
+  return {"sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State,ExitCode,NodeList"};
 }
 
 std::vector<std::string> cancel_command(const std::string& job_id) {
@@ -96,6 +103,43 @@ std::vector<std::string> cancel_command(const std::string& job_id) {
 
 std::vector<std::string> log_files(const std::string& env, const std::string& job_id) {
   return {"logs/" + env + "-" + job_id + ".out", "logs/" + env + "-" + job_id + ".err"};
+}
+
+std::string results_file(const std::string& env, const std::string& job_id) {
+  return "logs/" + env + "-" + job_id + ".results.json";
+}
+
+std::vector<std::string> hostnames_command(const std::string& nodes) {
+  return {"scontrol", "show", "hostnames", nodes};
+}
+
+std::vector<std::string> parse_hostnames(std::string_view output) {
+  std::vector<std::string> names;
+  while (!output.empty()) {
+    std::size_t end = output.find('\n');
+    std::string_view name = trim(output.substr(0, end));
+    if (!name.empty()) names.emplace_back(name);
+    output.remove_prefix(end == std::string_view::npos ? output.size() : end + 1);
+  }
+  return names;
+}
+
+LabelledLine parse_labelled_line(std::string_view line) {
+  std::size_t start = line.find_first_not_of(' ');
+  std::size_t colon = line.find(": ");
+  if (start == std::string_view::npos || colon == std::string_view::npos || colon <= start ||
+      colon - start > 9 || !all_digits(line.substr(start, colon - start)))
+    return {std::nullopt, line};
+  return {std::stoi(std::string(line.substr(start, colon - start))), line.substr(colon + 2)};
+}
+
+std::vector<std::string> shell_command(const std::string& srun, const std::string& job_id,
+                                       const std::string& node, bool tty) {
+  std::vector<std::string> argv = {srun,        "--jobid=" + job_id, "--overlap",
+                                   "--nodes=1", "--ntasks=1",        "--nodelist=" + node};
+  if (tty) argv.push_back("--pty");
+  argv.insert(argv.end(), {"bash", "-l"});
+  return argv;
 }
 
 namespace {
@@ -113,6 +157,14 @@ std::optional<std::string> ask(std::vector<std::string> argv, int timeout_second
 
 }  // namespace
 
+std::vector<std::string> job_nodes(const std::string& nodes, int timeout_seconds) {
+  if (nodes.empty()) return {};
+  std::optional<std::string> out = ask(hostnames_command(nodes), timeout_seconds);
+  std::vector<std::string> names = out ? parse_hostnames(*out) : std::vector<std::string>{};
+  if (names.empty()) names.push_back(nodes);
+  return names;
+}
+
 std::optional<JobState> job_state(const std::string& job_id, int timeout_seconds) {
   // squeue knows jobs the controller still holds (finished ones until MinJobAge); sacct
   // knows the rest where accounting is stored.
@@ -123,6 +175,10 @@ std::optional<JobState> job_state(const std::string& job_id, int timeout_seconds
     return parse_sacct(*out);
   }
   return std::nullopt;
+}
+
+bool cancel(const std::string& job_id, int timeout_seconds) {
+  return ask(cancel_command(job_id), timeout_seconds).has_value();
 }
 
 std::optional<std::string> submit(const std::string& env_dir, const std::string& script,

@@ -3,6 +3,7 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/day2/commands.h"
 #include "compiler/plan/day2/routes.h"
+#include "compiler/plan/day2/slurm_env.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -15,7 +16,10 @@ constexpr const char* kLoginShell = "command -v bash >/dev/null && exec bash -l;
 }  // namespace
 
 int open_shell(const ShellRequest& request, Diagnostics& diagnostics) {
-  std::optional<Session> session = Session::open(request.target, diagnostics);
+  std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics);
+  if (!env) return 1;
+  if (env->on_slurm()) return open_slurm_shell(*env, request, diagnostics);
+  std::optional<Session> session = Session::of(std::move(*env), request.target, diagnostics);
   if (!session) return 1;
   std::optional<RankPod> pod = session->running_pod(request.rank, diagnostics);
   if (!pod) return 1;
@@ -29,7 +33,15 @@ int open_shell(const ShellRequest& request, Diagnostics& diagnostics) {
 }
 
 int port_forward(const PortForwardRequest& request, Diagnostics& diagnostics) {
-  std::optional<Session> session = Session::open(request.target, diagnostics);
+  std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics);
+  if (!env) return 1;
+  if (env->on_slurm()) {
+    return refuse_on_slurm(*env, "port-forward",
+                           "forward through ssh to rank 0's node, which `mlenvc status` names: "
+                           "`ssh -L PORT:localhost:PORT NODE`",
+                           diagnostics);
+  }
+  std::optional<Session> session = Session::of(std::move(*env), request.target, diagnostics);
   if (!session) return 1;
   const std::map<std::string, int>& ports = session->env().ports;
   auto it = ports.find(request.service);
@@ -52,7 +64,15 @@ int port_forward(const PortForwardRequest& request, Diagnostics& diagnostics) {
 }
 
 int show_urls(const Target& target, std::ostream& out, Diagnostics& diagnostics) {
-  std::optional<Session> session = Session::open(target, diagnostics);
+  std::optional<AppliedEnv> env = resolve_env(target.env, diagnostics);
+  if (!env) return 1;
+  if (env->on_slurm()) {
+    return refuse_on_slurm(*env, "urls",
+                           "a Slurm env has no Routes: reach a tool with `ssh -L` to rank 0's "
+                           "node, which `mlenvc status` names",
+                           diagnostics);
+  }
+  std::optional<Session> session = Session::of(std::move(*env), target, diagnostics);
   if (!session) return 1;
   std::optional<std::vector<ExposedUrl>> urls = exposed_urls(*session, diagnostics);
   if (!urls) return 1;

@@ -6,6 +6,8 @@
 #include <set>
 
 #include "compiler/diag/render.h"
+#include "compiler/plan/apply/records.h"
+#include "compiler/plan/apply/slurm_apply.h"
 #include "compiler/plan/git_repo.h"
 
 namespace mlenv::plan::day2 {
@@ -54,6 +56,9 @@ std::optional<AppliedEnv> load_record(const Repository& repo, const std::string&
     return std::nullopt;
   }
   env.plan = std::move(*plan);
+  const std::string message = repo.commit_message(*record);
+  env.dir = (std::filesystem::path(repo.workdir()) / trailer(message, kPlanDirTrailer)).string();
+  env.slurm_job = trailer(message, kSlurmJobTrailer);
   for (const PlanAction& action : env.plan.actions) {
     if (action.action == "build") env.build_config = action.build_config;
   }

@@ -26,6 +26,14 @@ struct AppliedEnv {
   std::map<std::string, int> ports;  ///< plan.json `ports`: tool name → port in the pod
   /// The BuildConfig of the env's build action, "" when it has none.
   std::string build_config;
+  /// The env directory the record was applied from, absolute (its trailer `Plan-Directory:`
+  /// under the work tree): a Slurm job writes its logs there.
+  std::string dir;
+  /// The Slurm job the record names (trailer `Slurm-Job:`), "" off Slurm.
+  std::string slurm_job;
+
+  /// The env runs as a Slurm job (plan.json `platform`), not as pods.
+  bool on_slurm() const { return plan.platform == "slurm"; }
 };
 
 /// Reads the day-2 keys of a plan.json (`nodes`, `storage`, `ports`) into `env`; false with

@@ -4,6 +4,7 @@
 #include "compiler/plan/apply/runner.h"
 #include "compiler/plan/day2/commands.h"
 #include "compiler/plan/day2/line_stream.h"
+#include "compiler/plan/day2/slurm_env.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -40,7 +41,10 @@ std::optional<std::vector<RankPod>> selected_pods(const Session& session,
 }  // namespace
 
 int show_logs(const LogsRequest& request, std::ostream& out, Diagnostics& diagnostics) {
-  std::optional<Session> session = Session::open(request.target, diagnostics);
+  std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics);
+  if (!env) return 1;
+  if (env->on_slurm()) return show_slurm_logs(*env, request, out, diagnostics);
+  std::optional<Session> session = Session::of(std::move(*env), request.target, diagnostics);
   if (!session) return 1;
   std::optional<std::vector<RankPod>> pods = selected_pods(*session, request.rank, diagnostics);
   if (!pods) return 1;

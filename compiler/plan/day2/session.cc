@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 
@@ -11,12 +12,6 @@
 #include "compiler/plan/apply/runner.h"
 
 namespace mlenv::plan::day2 {
-
-std::optional<Session> Session::open(const Target& target, Diagnostics& diagnostics) {
-  std::optional<AppliedEnv> env = resolve_env(target.env, diagnostics);
-  if (!env) return std::nullopt;
-  return of(std::move(*env), target, diagnostics);
-}
 
 std::optional<Session> Session::of(AppliedEnv env, const Target& target, Diagnostics& diagnostics) {
   Session session;
@@ -80,11 +75,31 @@ std::optional<std::vector<RankPod>> Session::rank_pods(Diagnostics& diagnostics)
 }
 
 bool Session::check_rank(int rank, Diagnostics& diagnostics) const {
-  if (rank >= 0 && (env_.nodes == 0 || rank < env_.nodes)) return true;
-  diagnostics.report(Code::E0751, {}, "`" + env_.unit + "` has no rank " + std::to_string(rank),
-                     env_.nodes > 0 ? "its ranks are 0 to " + std::to_string(env_.nodes - 1)
-                                    : "ranks count from 0");
+  return day2::check_rank(env_, rank, diagnostics);
+}
+
+bool check_rank(const AppliedEnv& env, int rank, Diagnostics& diagnostics) {
+  if (rank >= 0 && (env.nodes == 0 || rank < env.nodes)) return true;
+  diagnostics.report(
+      Code::E0751, {}, "`" + env.unit + "` has no rank " + std::to_string(rank),
+      env.nodes > 0 ? "its ranks are 0 to " + std::to_string(env.nodes - 1) : "ranks count from 0");
   return false;
+}
+
+void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  // Columns two spaces apart, the last one unpadded.
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += "  " + row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size(), ' ');
+    }
+    out << line << '\n';
+  }
 }
 
 std::optional<RankPod> Session::running_pod(int rank, Diagnostics& diagnostics) const {

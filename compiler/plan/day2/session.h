@@ -3,6 +3,7 @@
 // own client (oc, or kubectl), and the env's pods by rank.
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,7 @@ struct Target {
 
 class Session {
  public:
-  /// Resolves the env (E0715, E0750) and finds the client (E0703).
-  static std::optional<Session> open(const Target& target, Diagnostics& diagnostics);
-  /// The session of an env already resolved.
+  /// The session of an env resolved (resolve_env) and found off Slurm: finds the client (E0703).
   static std::optional<Session> of(AppliedEnv env, const Target& target, Diagnostics& diagnostics);
 
   const AppliedEnv& env() const { return env_; }
@@ -52,6 +51,12 @@ class Session {
   bool is_oc_ = false;
   int timeout_seconds_ = 60;
 };
+
+/// E0751 unless `rank` is one of `env`'s ranks (0 to plan.json `nodes` - 1).
+bool check_rank(const AppliedEnv& env, int rank, Diagnostics& diagnostics);
+
+/// Writes `rows` as columns two spaces apart, each line indented by two; `rows[0]` is the header.
+void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows);
 
 /// Runs `argv` on the user's terminal (stdin, stdout and stderr inherited), without a deadline,
 /// until it exits; mlenvc ignores Ctrl-C meanwhile, which the child handles. Returns its exit

@@ -5,6 +5,7 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/day2/commands.h"
 #include "compiler/plan/day2/routes.h"
+#include "compiler/plan/day2/slurm_env.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -44,22 +45,6 @@ std::vector<Row> rank_rows(const Session& session, const std::vector<RankPod>& p
                     std::to_string(pod->restarts), printable(transport_of(session, *pod))});
   }
   return rows;
-}
-
-void print_table(std::ostream& out, const std::vector<Row>& rows) {
-  std::vector<std::size_t> widths(rows[0].size(), 0);
-  for (const Row& row : rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  // Columns two spaces apart, the last one unpadded.
-  for (const Row& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      line += "  " + row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size(), ' ');
-    }
-    out << line << '\n';
-  }
 }
 
 // The phase of the newest build of the env's BuildConfig, when it has one.
@@ -111,6 +96,10 @@ int show_status(const Target& target, std::ostream& out, Diagnostics& diagnostic
   bool ok = true;
   for (std::size_t i = 0; i < envs.size(); ++i) {
     if (i > 0) out << '\n';
+    if (envs[i].on_slurm()) {  // a job, not pods: Slurm's clients, not oc or kubectl
+      ok = show_slurm_status(envs[i], target.timeout_seconds, out, diagnostics) && ok;
+      continue;
+    }
     std::optional<Session> session = Session::of(std::move(envs[i]), target, diagnostics);
     ok = session && print_env(out, *session, diagnostics) && ok;
   }

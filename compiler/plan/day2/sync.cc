@@ -9,6 +9,7 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/apply/runner.h"
 #include "compiler/plan/day2/commands.h"
+#include "compiler/plan/day2/slurm_env.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -98,7 +99,16 @@ int sync_workspace(const SyncRequest& request, std::ostream& out, Diagnostics& d
                        "sync copies a directory's contents into /workspace");
     return 1;
   }
-  std::optional<Session> session = Session::open(request.target, diagnostics);
+  std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics);
+  if (!env) return 1;
+  if (env->on_slurm()) {
+    return refuse_on_slurm(
+        *env, "sync",
+        "a Slurm job's /workspace is the cluster's `workspace_dir` on its shared "
+        "file system, which this host sees: copy into it with rsync or cp",
+        diagnostics);
+  }
+  std::optional<Session> session = Session::of(std::move(*env), request.target, diagnostics);
   if (!session) return 1;
   bool ok = sync_once(*session, request.dir, out, diagnostics);
   if (!request.watch) return ok ? 0 : 1;
