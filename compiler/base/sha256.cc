@@ -11,7 +11,8 @@ namespace {
 // where setting up a context would cost as much as the hashing. OpenSSL picks the fastest
 // implementation the CPU has (SHA extensions, AVX2) at run time; libgit2 already loads it.
 struct Digest {
-  EVP_MD* md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  explicit Digest(const char* name) : md(EVP_MD_fetch(nullptr, name, nullptr)) {}
+  EVP_MD* md;
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
   ~Digest() {
     EVP_MD_CTX_free(ctx);
@@ -22,7 +23,7 @@ struct Digest {
 }  // namespace
 
 std::string sha256_hex(std::string_view bytes) {
-  thread_local Digest digest;
+  thread_local Digest digest("SHA256");
   unsigned char sum[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   if (!digest.md || !digest.ctx || !EVP_DigestInit_ex2(digest.ctx, digest.md, nullptr) ||
@@ -37,6 +38,21 @@ std::string sha256_hex(std::string_view bytes) {
     out[2 * i + 1] = kHex[sum[i] & 0xf];
   }
   return out;
+}
+
+std::array<unsigned char, 20> git_blob_sha1(std::string_view bytes) {
+  thread_local Digest digest("SHA1");
+  std::string header = "blob " + std::to_string(bytes.size());
+  std::array<unsigned char, 20> id{};
+  unsigned int size = 0;
+  // The header's terminating NUL is part of what git hashes.
+  if (!digest.md || !digest.ctx || !EVP_DigestInit_ex2(digest.ctx, digest.md, nullptr) ||
+      !EVP_DigestUpdate(digest.ctx, header.c_str(), header.size() + 1) ||
+      !EVP_DigestUpdate(digest.ctx, bytes.data(), bytes.size()) ||
+      !EVP_DigestFinal_ex(digest.ctx, id.data(), &size) || size != id.size()) {
+    throw std::runtime_error("SHA-1 is not available from OpenSSL's libcrypto");
+  }
+  return id;
 }
 
 }  // namespace mlenv

@@ -1,17 +1,11 @@
 #include "compiler/plan/blob_id.h"
 
-#include <git2.h>
-
-#include <cstring>
+#include "compiler/base/sha256.h"
 
 namespace mlenv::plan {
 
 BlobId hash_blob(std::string_view bytes) {
-  git_oid oid;
-  git_odb_hash(&oid, bytes.data(), bytes.size(), GIT_OBJECT_BLOB);
-  BlobId id;
-  std::memcpy(id.data(), oid.id, id.size());
-  return id;
+  return git_blob_sha1(bytes);
 }
 
 std::string to_hex(const BlobId& id) {

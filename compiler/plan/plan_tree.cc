@@ -2,11 +2,18 @@
 
 #include <stdexcept>
 
+#include "compiler/base/parallel.h"
+
 namespace mlenv::plan {
 
 void PlanTree::add(std::string path, std::string bytes) {
+  BlobId id = hash_blob(bytes);
+  add(std::move(path), std::move(bytes), id);
+}
+
+void PlanTree::add(std::string path, std::string bytes, const BlobId& id) {
   PlanEntry entry;
-  entry.id = hash_blob(bytes);
+  entry.id = id;
   entry.bytes = std::move(bytes);
   entries_[std::move(path)] = std::move(entry);
 }
@@ -31,8 +38,13 @@ std::optional<std::string> PlanTree::read(const std::string& path) const {
 }
 
 PlanTree tree_from_output(const target::Output& output) {
+  // Hashing is most of the work (a fleet's plan is tens of megabytes): on every core.
+  std::vector<BlobId> ids(output.files.size());
+  parallel_for(ids.size(), [&](std::size_t i) { ids[i] = hash_blob(output.files[i].content); });
   PlanTree tree;
-  for (const target::File& file : output.files) tree.add(file.path, file.content);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    tree.add(output.files[i].path, output.files[i].content, ids[i]);
+  }
   return tree;
 }
 

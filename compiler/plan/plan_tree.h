@@ -31,6 +31,8 @@ class PlanTree {
 
   /// Adds a file whose bytes are known; its id is computed.
   void add(std::string path, std::string bytes);
+  /// ... whose id the caller already has.
+  void add(std::string path, std::string bytes, const BlobId& id);
   /// Adds a file known only by id; its bytes come from the loader when asked for.
   void add_id(std::string path, const BlobId& id);
   void erase(const std::string& path) { entries_.erase(path); }

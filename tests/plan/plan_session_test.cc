@@ -6,6 +6,9 @@
 
 #include <filesystem>
 
+#include <git2.h>
+
+#include "compiler/plan/blob_id.h"
 #include "compiler/plan/plan_session.h"
 #include "compiler/plan/summary.h"
 #include "tests/plan/support.h"
@@ -38,6 +41,22 @@ Planned plan(const std::string& repo, const target::Output& output, bool commit 
   }
   session->write_worktree(result.commit.has_value(), result.diagnostics);
   return result;
+}
+
+// plan compares blob ids it computes itself (OpenSSL's SHA-1) with the ids git stored (libgit2
+// hashes with collision-detecting SHA-1): they must agree, or every file would show as changed.
+TEST_CASE("a blob's id is the id git gives it", "[plan]") {
+  std::string large(1 << 20, 'x');
+  for (std::size_t i = 0; i < large.size(); i += 4099) large[i] = static_cast<char>(i);
+  for (const std::string& bytes :
+       {std::string(), std::string("hello\n"), std::string("a\0b\0\xff", 5), large}) {
+    git_oid oid;
+    REQUIRE(git_odb_hash(&oid, bytes.data(), bytes.size(), GIT_OBJECT_BLOB) == 0);
+    char hex[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(hex, sizeof hex, &oid);
+    CHECK(plan::to_hex(plan::hash_blob(bytes)) == hex);
+  }
+  CHECK(plan::to_hex(plan::hash_blob("")) == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
 }
 
 TEST_CASE("plan, edit, plan again: the second commit holds exactly the edit", "[plan]") {
