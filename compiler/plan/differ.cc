@@ -46,6 +46,16 @@ std::string kind_of(const std::string& address) {
   return address.substr(0, address.find('/'));
 }
 
+// An object created or deleted whole: `address` is `<unit>/<Kind>/<name>`.
+Change whole_object(const std::string& address, Action action, const std::string& file) {
+  Change change;
+  change.address = address;
+  change.kind = kind_of(address.substr(address.find('/', address.find('/') + 1) + 1));
+  change.action = action;
+  change.file = file;
+  return change;
+}
+
 Change compare_object(const std::string& address, const std::string& kind, const YAML::Node& before,
                       const YAML::Node& after) {
   Change change;
@@ -125,9 +135,9 @@ void diff_file(const std::string& prefix, const std::string& path,
     auto now = new_objects.find(address);
     std::string full = prefix + "/" + address;
     if (was == old_objects.end()) {
-      diff.changes.push_back({full, kind_of(address), Action::Create, {}, {}, path});
+      diff.changes.push_back(whole_object(full, Action::Create, path));
     } else if (now == new_objects.end()) {
-      diff.changes.push_back({full, kind_of(address), Action::Delete, {}, {}, path});
+      diff.changes.push_back(whole_object(full, Action::Delete, path));
     } else {
       Change change = compare_object(full, kind_of(address), was->second, now->second);
       change.file = path;
@@ -164,12 +174,8 @@ std::map<std::string, ObjectFile> object_files(const PlanTree& tree, const std::
 // of a fleet does not parse 10,000 objects only to name them.
 void diff_whole_file(const std::string& unit, const std::string& path, const ObjectFile& object,
                      bool created, PlanDiff& diff) {
-  diff.changes.push_back({unit + "/" + object.address,
-                          kind_of(object.address),
-                          created ? Action::Create : Action::Delete,
-                          {},
-                          {},
-                          path});
+  diff.changes.push_back(
+      whole_object(unit + "/" + object.address, created ? Action::Create : Action::Delete, path));
 }
 
 void diff_unit(const PlanTree& before, const PlanTree& after, const std::string& unit,

@@ -3,8 +3,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "compiler/plan/apply/applyset.h"
 #include "compiler/plan/apply/destroy.h"
+#include "compiler/plan/change.h"
 #include "tests/plan/apply_fixture.h"
 
 namespace mlenv::plan {
@@ -142,6 +145,78 @@ TEST_CASE("a removed env leaves a shared object to the env that keeps it", "[des
   for (const std::string& command : f.commands())
     CHECK(command.find("network-attachment-definitions") == std::string::npos);
   CHECK(tail(f.commands(), 10) == typical_deletes("bob"));
+}
+
+// The `--allow-destroy=...` flags the hints of E0704 name in `err`.
+std::set<std::string> refused_flags(const std::string& err) {
+  std::set<std::string> out;
+  const std::string hint = "= pass ";
+  for (std::size_t at = err.find(hint); at != std::string::npos; at = err.find(hint, at + 1)) {
+    const std::size_t start = at + hint.size();
+    out.insert(err.substr(start, err.find(' ', start) - start));
+  }
+  return out;
+}
+
+TEST_CASE("the plan marks exactly the objects apply refuses to delete without --allow-destroy",
+          "[destroy]") {
+  ApplyFixture f;
+  // Every kind apply protects (the typical env has a claim and the platform team's SCC) and
+  // kinds it does not (ConfigMap, Route, ...).
+  f.env.objects.push_back({"v1", "PersistentVolume", "scratch", "spec: {}\n", 3});
+  f.env.objects.push_back({"v1", "Namespace", "extra", "", 0});
+  f.env.objects.push_back({"security.openshift.io/v1", "SecurityContextConstraints", "own",
+                           "allowPrivilegedContainer: false\n", 0});
+  f.env.objects.push_back(
+      {"rbac.authorization.k8s.io/v1", "Role", "use-scc", "rules: []\n", 0, true});
+  FakeObject nad{"k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", "rail1",
+                 "spec:\n  config: '{}'\n", 2};
+  nad.shared = true;
+  f.env.objects.push_back(nad);
+  FakeEnv bob;  // stays in the plan, with nothing apply protects
+  bob.env = "bob";
+  bob.objects = {{"v1", "ConfigMap", "bob-boot", "data: {}\n", 4}};
+  f.others = {bob};
+  f.commit_plan();
+  ApplyRequest admin;
+  admin.steps.admin = true;
+  REQUIRE(f.apply() == 0);
+  REQUIRE(f.apply(admin) == 0);
+
+  // The env leaves the program: what the plan marks, flag for flag.
+  std::set<std::string> marked;
+  {
+    ChangeDir in(f.dir.path());
+    Diagnostics diagnostics;
+    auto session = PlanSession::open("", diagnostics);
+    auto diff = session->diff(tree_from_output(render({bob})), f.env.source, diagnostics);
+    REQUIRE(diff);
+    for (const Change& change : diff->changes) {
+      if (!required_flag(change).empty()) marked.insert(required_flag(change));
+    }
+    REQUIRE(session->commit("plan\n", diagnostics));
+    session->write_worktree(true, diagnostics);
+  }
+  CHECK(marked == std::set<std::string>{
+                      "--allow-destroy=barcelona/_admin/Role/use-scc",
+                      "--allow-destroy=barcelona/_admin/SecurityContextConstraints/mlenvc-rdma",
+                      "--allow-destroy=barcelona/_shared/NetworkAttachmentDefinition/rail1",
+                      "--allow-destroy=barcelona/ml-dev-env/Namespace/extra",
+                      "--allow-destroy=barcelona/ml-dev-env/PersistentVolume/scratch",
+                      "--allow-destroy=barcelona/ml-dev-env/PersistentVolumeClaim/workspace",
+                      "--allow-destroy=barcelona/ml-dev-env/SecurityContextConstraints/own"});
+
+  // What apply and apply --admin refuse (E0704), each naming the flag it needs.
+  auto only_bob = [&](const std::string&, Diagnostics&) { return std::optional(render({bob})); };
+  ApplyRequest plain;
+  plain.render = only_bob;
+  admin.render = only_bob;
+  CHECK(f.apply(plain) == 1);
+  std::set<std::string> refused = refused_flags(f.err);
+  CHECK(f.apply(admin) == 1);
+  refused.merge(refused_flags(f.err));
+  CHECK(f.commands().empty());
+  CHECK(refused == marked);
 }
 
 TEST_CASE("destroy ENV deletes an applied env on purpose", "[destroy]") {

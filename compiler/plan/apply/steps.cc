@@ -6,6 +6,7 @@
 #include "compiler/base/file_system.h"
 #include "compiler/diag/render.h"
 #include "compiler/plan/apply/applyset.h"
+#include "compiler/plan/change.h"
 #include "compiler/plan/differ.h"
 #include "compiler/plan/replace_rules.h"
 
@@ -13,12 +14,6 @@ namespace mlenv::plan {
 namespace {
 
 constexpr const char* kPartOf = "applyset.k8s.io/part-of";
-
-// Kinds whose deletion loses data or grants, or that are shared beyond one env.
-bool protected_kind(const std::string& kind) {
-  return kind == "PersistentVolumeClaim" || kind == "PersistentVolume" || kind == "Namespace" ||
-         kind == "SecurityContextConstraints";
-}
 
 std::string object_path(const std::string& dir, const PlanObject& object) {
   return normalize_path(dir + "/" + object.file);
@@ -412,11 +407,12 @@ class EnvStepBuilder {
   }
 
   bool allow(const std::string& address, const PlanObject& object, const char* what) {
-    if (!protected_kind(object.kind) && !object.admin && !object.shared) return true;
+    // The plan marks the same objects (change.h): a reviewer sees each refusal coming.
+    if (!needs_allow_destroy(object.kind, object.admin, object.shared)) return true;
     if (options_.allow_destroy.count(address) != 0) return true;
     Diagnostic& d = diagnostics_.report(Code::E0704, {},
                                         std::string("apply would ") + what + " `" + address + "`",
-                                        "pass --allow-destroy=" + address + " to allow it");
+                                        "pass " + allow_destroy_flag(address) + " to allow it");
     d.notes.push_back({object.admin ? "objects in `_admin` may be used by other envs"
                        : object.shared
                            ? "other envs of namespace `" + object.namespace_ + "` may use it"
