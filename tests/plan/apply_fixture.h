@@ -119,4 +119,31 @@ struct ApplyFixture {
   std::string err;
 };
 
+// The typical env as the Kubernetes target plans a run: no OpenShift objects, a push of the
+// image after the ServiceAccount and a JobSet waited for until it completes.
+inline void make_kubernetes_run(ApplyFixture& f) {
+  std::vector<FakeObject> kept;
+  for (FakeObject& o : f.env.objects) {
+    if (o.kind == "ServiceAccount" || o.kind == "ConfigMap" || o.kind == "Service")
+      kept.push_back(o);
+  }
+  kept.push_back(
+      {"jobset.x-k8s.io/v1alpha2", "JobSet", "trainer",
+       "spec:\n  replicatedJobs:\n  - name: node\n    template:\n      spec:\n"
+       "        template:\n          spec:\n            containers:\n"
+       "            - name: mlenv\n              image: registry.example.com/ml/trainer:v1\n",
+       7, false});
+  f.env.objects = kept;
+  f.env.platform = "kubernetes";
+  f.env.env_kind = "run";
+  f.env.secrets.clear();
+  f.env.grants.clear();
+  f.env.actions = {
+      "{\"action\": \"push\", \"after\": \"ServiceAccount/ml-dev-env-sa\", "
+      "\"image\": \"registry.example.com/ml/trainer:v1\", "
+      "\"dockerfile\": \"barcelona/ml-dev-env/Dockerfile\"}",
+      "{\"action\": \"complete\", \"after\": \"JobSet/trainer\"}"};
+  f.commit_plan();
+}
+
 }  // namespace mlenv::plan::testing

@@ -250,6 +250,22 @@ TEST_CASE("destroy ENV deletes an applied env on purpose", "[destroy]") {
         std::string::npos);
 }
 
+TEST_CASE("destroy runs the plan's platform client, as apply does: kubectl first on Kubernetes",
+          "[destroy]") {
+  ApplyFixture f;
+  f.env.platform = "kubernetes";
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  CHECK(f.commands().back().starts_with("kubectl apply "));
+  DestroyRequest request;
+  request.env = "ml-dev-env";
+  request.steps.allow_destroy = {"barcelona/ml-dev-env/PersistentVolumeClaim/workspace"};
+  REQUIRE(destroy(f, request) == 0);
+  std::vector<std::string> expected = typical_deletes("ml-dev-env");
+  for (std::string& command : expected) command.replace(0, 2, "kubectl");
+  CHECK(f.commands() == expected);
+}
+
 TEST_CASE("destroy ENV keeps what another env of the cluster holds and names unknown envs",
           "[destroy]") {
   ApplyFixture f;

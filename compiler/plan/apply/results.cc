@@ -7,8 +7,10 @@
 
 #include "compiler/diag/render.h"
 #include "compiler/plan/apply/runner.h"
+#include "compiler/plan/apply/steps.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/plan_json.h"
+#include "compiler/plan/replace_rules.h"
 
 namespace mlenv::plan {
 namespace {
@@ -143,24 +145,37 @@ void print_results(std::ostream& out, const RunResults& results) {
   }
 }
 
+namespace {
+
+// Rank 0 is the pod of completion index 0 of the run's Indexed Job: the Job controller labels
+// each pod batch.kubernetes.io/job-completion-index, in a JobSet's child Job too.
+std::string rank0_selector(const PlanManifest& env) {
+  std::string kind = "Job";
+  std::string name = env.env;  // the target names the run's workload after the env
+  for (const PlanObject& object : env.objects) {
+    if (is_run_kind(object.kind)) {
+      kind = object.kind;
+      name = object.name;
+    }
+  }
+  return run_pods_selector(kind, name) + ",batch.kubernetes.io/job-completion-index=0";
+}
+
+}  // namespace
+
 int show_results(const ResultsRequest& request, std::ostream& out, Diagnostics& diagnostics) {
   std::optional<PlanManifest> env = find_env(request.env, diagnostics);
   if (!env) return 1;
   std::string client = request.client;
-  if (client.empty()) client = find_on_path("oc").value_or(find_on_path("kubectl").value_or(""));
+  if (client.empty()) client = platform_client(env->platform);
   if (client.empty()) {
     diagnostics.report(Code::E0703, {}, "neither `oc` nor `kubectl` is on PATH",
                        "install the client, or pass --kubectl PATH");
     return 1;
   }
-  // Rank 0 is the pod of completion index 0 (an Indexed Job labels its pods with
-  // batch.kubernetes.io/job-completion-index). With a selector, kubectl logs prints only the
-  // last 10 lines unless --tail says otherwise.
+  // With a selector, kubectl logs prints only the last 10 lines unless --tail says otherwise.
   std::vector<std::string> argv = {
-      client,     "logs",
-      "-n",       env->namespace_,
-      "-l",       "job-name=" + env->env + ",batch.kubernetes.io/job-completion-index=0",
-      "--tail=-1"};
+      client, "logs", "-n", env->namespace_, "-l", rank0_selector(*env), "--tail=-1"};
   RunResult log = run_command(argv, "", request.timeout_seconds, true);
   const std::string unit = env->cluster + "/" + env->env;
   std::optional<std::string> line;

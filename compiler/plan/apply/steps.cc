@@ -473,6 +473,12 @@ std::string shared_key(const PlanObject& object) {
   return object.namespace_ + "/" + object.address;
 }
 
+std::string run_pods_selector(const std::string& kind, const std::string& name) {
+  // JobSetNameKey in kubernetes-sigs/jobset api/jobset/v1alpha2/jobset_types.go labels the
+  // JobSet's Jobs and pods; the Job controller labels an Indexed Job's pods `job-name`.
+  return (kind == "JobSet" ? "jobset.sigs.k8s.io/jobset-name=" : "job-name=") + name;
+}
+
 std::string resource_name(const std::string& api_version, const std::string& kind) {
   static const std::map<std::string, std::string> kPlural = {
       {"NetworkAttachmentDefinition", "network-attachment-definitions"},

@@ -110,6 +110,11 @@ std::optional<EnvSteps> destroy_steps(const EnvPlan& env, const StepOptions& opt
 /// the built digest.
 std::string image_field(const std::string& image);
 
+/// The label selector of every pod of the run `name` whose workload is of `kind`: an Indexed
+/// Job's pods carry `job-name=<job>`; a JobSet's child Job is `<jobset>-node-0`, so its pods are
+/// found by the JobSet's own label `jobset.sigs.k8s.io/jobset-name=<jobset>`.
+std::string run_pods_selector(const std::string& kind, const std::string& name);
+
 /// The resource name kubectl resolves without discovery ("statefulsets.apps").
 std::string resource_name(const std::string& api_version, const std::string& kind);
 
