@@ -9,6 +9,7 @@
 #include "compiler/base/pattern.h"
 #include "compiler/plan/content_diff.h"
 #include "compiler/plan/plan_json.h"
+#include "compiler/plan/pod_claims.h"
 #include "compiler/plan/replace_rules.h"
 #include "compiler/plan/yaml_fields.h"
 
@@ -248,6 +249,7 @@ PlanDiff diff_plans(const PlanTree& before, const PlanTree& after) {
     }
   }
   for (const auto& [unit, paths] : changed) diff_unit(before, after, unit, paths, diff);
+  add_pod_claim_changes(before, after, diff);
   for (Change& change : diff.changes) {
     change.destroys_data = (change.action == Action::Delete || change.action == Action::Replace) &&
                            holds_data(change.kind);

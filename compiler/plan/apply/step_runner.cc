@@ -71,6 +71,9 @@ bool StepRunner::run(const Step& step, const std::string& unit) {
       return build(step);
     case StepKind::WaitJob:
       return wait_job(step);
+    case StepKind::Notice:
+      out_ << printable(step.subject) << '\n';
+      return true;
   }
   return false;
 }

@@ -8,6 +8,7 @@
 #include "compiler/plan/apply/applyset.h"
 #include "compiler/plan/change.h"
 #include "compiler/plan/differ.h"
+#include "compiler/plan/pod_claims.h"
 #include "compiler/plan/replace_rules.h"
 
 namespace mlenv::plan {
@@ -394,6 +395,30 @@ class EnvStepBuilder {
       if (!allow(address, object, "delete")) continue;
       destroyed_.insert(address);
       out_.steps.push_back(delete_step(object, applied_parent_.id));
+      if (object.kind == "StatefulSet") pod_claims_after(object);
+    }
+  }
+
+  // The claims the StatefulSet's pods were given outlive it (whenDeleted: Retain) and no
+  // record lists them: deleted after it, last ordinal first, only when --allow-destroy names
+  // each (the plan marks them so); otherwise apply says it keeps them.
+  void pod_claims_after(const PlanObject& statefulset) {
+    std::optional<std::string> yaml = env_.applied_files.read(object_path(env_.dir, statefulset));
+    std::optional<PodClaims> claims = yaml ? pod_claims_of(*yaml) : std::nullopt;
+    if (!claims) return;
+    for (const std::string& name : claim_names(*claims, 0, claims->replicas)) {
+      const std::string address = env_.unit + "/PersistentVolumeClaim/" + name;
+      if (options_.allow_destroy.count(address) != 0) {
+        destroyed_.insert(address);
+        out_.steps.push_back(delete_named("persistentvolumeclaims", name));
+        continue;
+      }
+      Step keep;
+      keep.kind = StepKind::Notice;
+      keep.subject = "Keeping PersistentVolumeClaim/" + name + " and its data (a claim of " +
+                     "StatefulSet/" + statefulset.name + "'s pods); " +
+                     allow_destroy_flag(address) + " deletes it";
+      out_.steps.push_back(std::move(keep));
     }
   }
 

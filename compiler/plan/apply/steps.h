@@ -29,6 +29,7 @@ enum class StepKind {
   CheckGrant,        ///< `auth can-i use ...`: "no" is E0711
   Build,             ///< read the ImageStreamTag's digest; build first when needed (`then`)
   WaitJob,           ///< poll the Job's or JobSet's conditions until Complete(d) or Failed
+  Notice,            ///< runs nothing: says `subject` (a claim apply keeps) where it stands
 };
 
 /// One command: arguments after the program, its stdin, and how to show that stdin.
@@ -102,7 +103,9 @@ std::optional<EnvSteps> plan_steps(const EnvPlan& env, const StepOptions& option
 /// `mlenvc destroy`): every object of its applied record (`env.applied`) deleted in reverse
 /// apply order, then (plain apply) its Secrets and ApplySet parent. Claims, volumes,
 /// namespaces, admin and shared objects need --allow-destroy (E0704); shared objects in
-/// `options.shared_in_use` are left to the envs that keep them.
+/// `options.shared_in_use` are left to the envs that keep them. The claims a deleted
+/// StatefulSet's pods leave (pod_claims.h) are deleted after it, last ordinal first, only when
+/// --allow-destroy names each; otherwise a Notice says each is kept.
 std::optional<EnvSteps> destroy_steps(const EnvPlan& env, const StepOptions& options,
                                       std::set<std::string>& destroyed, Diagnostics& diagnostics);
 
