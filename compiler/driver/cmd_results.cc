@@ -20,7 +20,7 @@ constexpr const char* kUsage =
     "rank 0 prints. Exit status: 0 passed, 1 failed, no result yet, or an error.\n"
     "\n"
     "  --format=json          print the results.json document instead of the table\n"
-    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
     "  --timeout=DURATION     limit for reading the log (default 60s)\n";
 
 }  // namespace

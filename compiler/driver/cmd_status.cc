@@ -18,7 +18,7 @@ constexpr const char* kUsage =
     "BuildConfig and the URLs of its Routes. The env's namespace and ranks come from its last\n"
     "apply (refs/mlenv/applied/<cluster>/<env>).\n"
     "\n"
-    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
     "  --timeout=DURATION     limit for each client call (default 60s)\n";
 
 }  // namespace
