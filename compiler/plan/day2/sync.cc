@@ -9,6 +9,7 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/apply/runner.h"
 #include "compiler/plan/day2/commands.h"
+#include "compiler/plan/day2/sync_forward.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -91,18 +92,20 @@ bool sync_once(const Session& session, const std::string& dir, std::ostream& out
 
 }  // namespace
 
-int sync_workspace(const SyncRequest& request, std::ostream& out, Diagnostics& diagnostics) {
+bool check_sync_dir(const std::string& dir, Diagnostics& diagnostics) {
   std::error_code error;
-  if (!fs::is_directory(request.dir, error)) {
-    diagnostics.report(Code::E0754, {}, "`" + printable(request.dir) + "` is not a directory",
-                       "sync copies a directory's contents into /workspace");
-    return 1;
-  }
-  std::optional<Session> session = Session::open(request.target, diagnostics);
-  if (!session) return 1;
-  bool ok = sync_once(*session, request.dir, out, diagnostics);
+  if (fs::is_directory(dir, error)) return true;
+  diagnostics.report(Code::E0754, {}, "`" + printable(dir) + "` is not a directory",
+                     "sync copies a directory's contents into /workspace");
+  return false;
+}
+
+int sync_with(const Session& session, const SyncRequest& request, std::ostream& out,
+              Diagnostics& diagnostics) {
+  bool ok = sync_once(session, request.dir, out, diagnostics);
   if (!request.watch) return ok ? 0 : 1;
   out << "Watching " << request.dir << " (Ctrl-C stops)\n";
+  out.flush();
   Fingerprint last = fingerprint(request.dir);
   while (request.keep_watching()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(request.poll_ms));
@@ -110,9 +113,16 @@ int sync_workspace(const SyncRequest& request, std::ostream& out, Diagnostics& d
     if (now == last) continue;
     last = std::move(now);
     // A failed round is reported and the watch goes on: the next change may find the pod back.
-    sync_once(*session, request.dir, out, diagnostics);
+    sync_once(session, request.dir, out, diagnostics);
   }
   return diagnostics.has_errors() ? 1 : 0;
+}
+
+int sync_workspace(const SyncRequest& request, std::ostream& out, Diagnostics& diagnostics) {
+  if (!check_sync_dir(request.dir, diagnostics)) return 1;
+  std::optional<Session> session = Session::open(request.target, diagnostics);
+  if (!session) return 1;
+  return sync_with(*session, request, out, diagnostics);
 }
 
 }  // namespace mlenv::plan::day2
