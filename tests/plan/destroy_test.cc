@@ -10,6 +10,7 @@
 #include "compiler/plan/change.h"
 #include "compiler/plan/differ.h"
 #include "compiler/plan/summary.h"
+#include "compiler/plan/summary_markdown.h"
 #include "tests/plan/apply_fixture.h"
 
 namespace mlenv::plan {
@@ -202,6 +203,21 @@ TEST_CASE("the plan marks exactly the objects apply refuses to delete without --
     for (const Change& change : diff->changes) {
       if (!required_flag(change).empty()) marked.insert(required_flag(change));
     }
+    // The pull request's comment names each flag too.
+    std::ostringstream markdown;
+    render_summary_markdown(markdown, *diff, {"cluster.mlenv", {}, {}, ""});
+    for (const std::string& flag : marked)
+      CHECK(markdown.str().find(": apply needs `" + flag + "`\n") != std::string::npos);
+    CHECK(markdown.str().find(
+              "- :warning: `barcelona/_admin/SecurityContextConstraints/mlenvc-rdma` belongs to "
+              "the platform team (`_admin`): apply needs "
+              "`--allow-destroy=barcelona/_admin/SecurityContextConstraints/mlenvc-rdma`\n") !=
+          std::string::npos);
+    CHECK(markdown.str().find(
+              "- :warning: `barcelona/ml-dev-env/SecurityContextConstraints/own` grants pods "
+              "their privileges: apply needs "
+              "`--allow-destroy=barcelona/ml-dev-env/SecurityContextConstraints/own`\n") !=
+          std::string::npos);
     REQUIRE(session->commit("plan\n", diagnostics));
     session->write_worktree(true, diagnostics);
   }
