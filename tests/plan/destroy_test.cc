@@ -412,12 +412,16 @@ TEST_CASE("apply of a plan the env left keeps its pods' claims unless each is na
   ApplyRequest request;
   request.steps.allow_destroy = {"barcelona/bob/PersistentVolumeClaim/workspace", bob_claim0};
   REQUIRE(f.apply(request) == 0);
-  CHECK(count_if_contains(f.commands(), "persistentvolumeclaims scratch-bob-1") == 0);
-  CHECK(count_if_contains(f.commands(),
-                          "oc delete persistentvolumeclaims scratch-bob-0 -n "
-                          "nccl-test --ignore-not-found --wait=true") == 1);
-  CHECK(f.out.find("Keeping PersistentVolumeClaim/scratch-bob-1 and its data") !=
-        std::string::npos);
+  // Claim 1 is kept, claim 0 deleted right after the StatefulSet.
+  std::vector<std::string> expected = typical_deletes("bob");
+  expected.insert(expected.begin() + 2,
+                  "oc delete persistentvolumeclaims scratch-bob-0 -n "
+                  "nccl-test --ignore-not-found --wait=true");
+  CHECK(tail(f.commands(), expected.size()) == expected);
+  CHECK(count_if_contains(f.commands(), "scratch-bob-1") == 0);
+  CHECK(f.out.find(" --wait=true\nKeeping PersistentVolumeClaim/scratch-bob-1 and its data (a "
+                   "claim of StatefulSet/bob's pods); --allow-destroy=barcelona/bob/"
+                   "PersistentVolumeClaim/scratch-bob-1 deletes it\n$ ") != std::string::npos);
 }
 
 TEST_CASE("destroy ENV keeps what another env of the cluster holds and names unknown envs",
