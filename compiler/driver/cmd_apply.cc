@@ -27,7 +27,7 @@ constexpr const char* kUsage =
     "PVCs, PersistentVolumes, Namespaces, SCCs, `_admin` objects and shared objects\n"
     "(<cluster>/_shared/...) are deleted only when --allow-destroy names each of them.\n"
     "\n"
-    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
     "  --dry-run              print every command, run none\n"
     "  --allow-destroy=ADDR   allow deleting ADDR (<cluster>/<env>/<Kind>/<name>); repeatable\n"
     "  --timeout=DURATION     limit for each client call, build, rollout and wait (default 30m)\n"

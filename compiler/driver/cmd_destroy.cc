@@ -22,7 +22,7 @@ constexpr const char* kUsage =
     "never deleted. The env stays in the program: remove it there too, or the next apply\n"
     "creates it again.\n"
     "\n"
-    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
     "  --dry-run              print every command, run none\n"
     "  --allow-destroy=ADDR   allow deleting ADDR (<cluster>/<env>/<Kind>/<name>); repeatable\n"
     "  --timeout=DURATION     limit for each client call (default 30m)\n";

@@ -20,7 +20,7 @@ constexpr const char* kUsage =
     "\n"
     "  -f, --follow           follow the logs of every rank as they grow\n"
     "  --rank N               only rank N\n"
-    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
     "  --timeout=DURATION     limit for each client call, -f excepted (default 60s)\n";
 
 }  // namespace

@@ -18,7 +18,7 @@ constexpr const char* kUsage =
     "localhost:5678. Not on Slurm (E0755): `ssh -L` to rank 0's node.\n"
     "\n"
     "  --local PORT           the local port (default: the same as in the pod)\n"
-    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
     "  --timeout=DURATION     limit for finding the pod (default 60s); the forward has none\n";
 
 }  // namespace
@@ -32,12 +32,10 @@ int run_port_forward(const Args& args) {
   plan::day2::PortForwardRequest request;
   if (!read_target(options, {"port-forward", kUsage, 1, 2, "60s"}, request.target)) return 1;
   if (options.positional.size() == 2) request.service = options.positional[1];
-  if (std::optional<std::string> local = options.value("local")) {
-    bool number = !local->empty() && local->size() <= 5 &&
-                  local->find_first_not_of("0123456789") == std::string::npos;
-    request.local_port = number ? std::stoi(*local) : 0;
-    if (request.local_port < 1 || request.local_port > 65535)
-      return usage_error("port-forward", "--local is a port, 1 to 65535", kUsage);
+  if (options.value("local")) {
+    std::optional<int> local = read_port(options, "port-forward", kUsage);
+    if (!local) return 1;
+    request.local_port = *local;
   }
   Diagnostics diagnostics;
   int status = plan::day2::port_forward(request, diagnostics);

@@ -21,7 +21,7 @@ constexpr const char* kUsage =
     "0 passed, 1 failed, no result yet, or an error.\n"
     "\n"
     "  --format=json          print the results.json document instead of the table\n"
-    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
     "  --timeout=DURATION     limit for reading the log (default 60s)\n";
 
 }  // namespace

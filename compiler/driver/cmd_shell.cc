@@ -21,7 +21,7 @@ constexpr const char* kUsage =
     "Exits with the shell's status.\n"
     "\n"
     "  --rank N               the rank (default 0: the pod that runs the services)\n"
-    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
     "  --timeout=DURATION     limit for finding the pod (default 60s); the shell has none\n";
 
 }  // namespace

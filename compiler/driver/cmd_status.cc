@@ -19,7 +19,7 @@ constexpr const char* kUsage =
     "apply (refs/mlenv/applied/<cluster>/<env>). A Slurm env shows its job's state and each\n"
     "rank's node (squeue, else sacct) and the job's log file.\n"
     "\n"
-    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
     "  --timeout=DURATION     limit for each client call (default 60s)\n";
 
 }  // namespace

@@ -20,7 +20,7 @@ constexpr const char* kUsage =
     "\n"
     "  --watch                after the first copy, copy again whenever a file of DIR changes\n"
     "                         (checked every second) until Ctrl-C: a dev session\n"
-    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
     "  --timeout=DURATION     limit for each client call (default 30m)\n";
 
 }  // namespace

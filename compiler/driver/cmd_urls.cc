@@ -15,7 +15,7 @@ constexpr const char* kUsage =
     "Prints the URL of each Route of the env ENV (or CLUSTER/ENV): one per service (vscode,\n"
     "jupyter, tensorboard), https, behind the OpenShift login. Not on Slurm (E0755).\n"
     "\n"
-    "  --kubectl PATH         the client (default: oc, then kubectl, on PATH)\n"
+    "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
     "  --timeout=DURATION     limit for the client call (default 60s)\n";
 
 }  // namespace

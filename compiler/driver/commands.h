@@ -23,5 +23,6 @@ int run_logs(const Args& args);          ///< cmd_logs.cc: every rank's log, pre
 int run_sync(const Args& args);          ///< cmd_sync.cc: a directory into /workspace
 int run_port_forward(const Args& args);  ///< cmd_port_forward.cc: debugpy or a service
 int run_urls(const Args& args);          ///< cmd_urls.cc: the Route URLs
+int run_dev_session(const Args& args);   ///< cmd_dev_session.cc: port-forward + sync --watch
 
 }  // namespace mlenv::driver

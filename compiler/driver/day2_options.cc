@@ -44,6 +44,16 @@ std::optional<int> read_rank(const Options& options, const char* command, const 
   return std::stoi(text);
 }
 
+std::optional<int> read_port(const Options& options, const char* command, const char* usage) {
+  const std::string text = options.value("local").value_or("");
+  const bool number = !text.empty() && text.size() <= 5 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  const int port = number ? std::stoi(text) : 0;
+  if (port >= 1 && port <= 65535) return port;
+  usage_error(command, "--local is a port, 1 to 65535", usage);
+  return std::nullopt;
+}
+
 int finish(int status, const Diagnostics& diagnostics) {
   SourceManager none;
   for (const Diagnostic& d : diagnostics.all()) render_text(std::cerr, none, d);

@@ -31,6 +31,9 @@ int usage_error(const char* command, const std::string& message, const char* usa
 /// --rank N as a number (0 when absent); nullopt after printing an error.
 std::optional<int> read_rank(const Options& options, const char* command, const char* usage);
 
+/// --local PORT as a port, 1 to 65535; nullopt after printing an error.
+std::optional<int> read_port(const Options& options, const char* command, const char* usage);
+
 /// Prints the diagnostics to stderr and returns `status`.
 int finish(int status, const Diagnostics& diagnostics);
 

@@ -33,6 +33,8 @@ constexpr Command kCommands[] = {
     {"port-forward", "forward a local port to debugpy or a service in rank 0's pod",
      mlenv::driver::run_port_forward},
     {"urls", "the URLs of the env's Routes", mlenv::driver::run_urls},
+    {"dev-session", "debugpy forwarded and a directory synced on every change, until Ctrl-C",
+     mlenv::driver::run_dev_session},
 };
 
 void usage(std::ostream& out) {

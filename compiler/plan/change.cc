@@ -27,4 +27,25 @@ bool holds_data(const std::string& kind) {
   return kind == "PersistentVolumeClaim" || kind == "PersistentVolume" || kind == "Namespace";
 }
 
+bool needs_allow_destroy(const std::string& kind, bool admin, bool shared) {
+  return holds_data(kind) || kind == "SecurityContextConstraints" || admin || shared;
+}
+
+std::string allow_destroy_flag(const std::string& address) {
+  return "--allow-destroy=" + address;
+}
+
+bool is_admin_address(const std::string& address) {
+  const std::size_t first = address.find('/');
+  return first != std::string::npos && address.compare(first, 8, "/_admin/") == 0;
+}
+
+std::string required_flag(const Change& change) {
+  const bool deletes = change.action == Action::Delete || change.action == Action::Replace;
+  if (!deletes ||
+      !needs_allow_destroy(change.kind, is_admin_address(change.address), change.shared))
+    return "";
+  return allow_destroy_flag(change.address);
+}
+
 }  // namespace mlenv::plan

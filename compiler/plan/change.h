@@ -34,10 +34,28 @@ struct Change {
   /// An object the cluster names and every env of the namespace holds a copy of (an SR-IOV
   /// attachment, the cluster's ServiceAccount): shown once, as `<cluster>/_shared/<Kind>/<name>`.
   bool shared = false;
+  /// What the reviewer should know beyond the fields: the claims a StatefulSet's pods leave.
+  std::vector<std::string> notes;
 };
 
 /// Whether deleting an object of `kind` destroys data: claims, volumes, namespaces.
 bool holds_data(const std::string& kind);
+
+/// Whether apply deletes or replaces an object only when `--allow-destroy=ADDRESS` names it:
+/// one that holds data (holds_data), an SCC (it grants pods privileges), an object of
+/// `_admin` (the platform team's) or one the envs of a namespace share. The one rule the plan's
+/// marks and apply's refusals (E0704) both follow.
+bool needs_allow_destroy(const std::string& kind, bool admin, bool shared);
+
+/// `--allow-destroy=<address>`: what apply needs to delete or replace the object at `address`.
+std::string allow_destroy_flag(const std::string& address);
+
+/// Whether `address` is a `<cluster>/_admin/...` address.
+bool is_admin_address(const std::string& address);
+
+/// The flag a change needs from apply (allow_destroy_flag of its address), or "" when it needs
+/// none: a delete or replace of an object needs_allow_destroy names.
+std::string required_flag(const Change& change);
 
 /// A file of the plan that is not an object (Dockerfile, boot.json) and changes. An update
 /// says what changed inside: the fields of a JSON file, else the changed lines.

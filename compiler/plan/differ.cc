@@ -9,6 +9,7 @@
 #include "compiler/base/pattern.h"
 #include "compiler/plan/content_diff.h"
 #include "compiler/plan/plan_json.h"
+#include "compiler/plan/pod_claims.h"
 #include "compiler/plan/replace_rules.h"
 #include "compiler/plan/yaml_fields.h"
 
@@ -44,6 +45,16 @@ std::map<std::string, YAML::Node> parse_objects(const std::optional<std::string>
 
 std::string kind_of(const std::string& address) {
   return address.substr(0, address.find('/'));
+}
+
+// An object created or deleted whole: `address` is `<unit>/<Kind>/<name>`.
+Change whole_object(const std::string& address, Action action, const std::string& file) {
+  Change change;
+  change.address = address;
+  change.kind = kind_of(address.substr(address.find('/', address.find('/') + 1) + 1));
+  change.action = action;
+  change.file = file;
+  return change;
 }
 
 Change compare_object(const std::string& address, const std::string& kind, const YAML::Node& before,
@@ -125,9 +136,9 @@ void diff_file(const std::string& prefix, const std::string& path,
     auto now = new_objects.find(address);
     std::string full = prefix + "/" + address;
     if (was == old_objects.end()) {
-      diff.changes.push_back({full, kind_of(address), Action::Create, {}, {}, path});
+      diff.changes.push_back(whole_object(full, Action::Create, path));
     } else if (now == new_objects.end()) {
-      diff.changes.push_back({full, kind_of(address), Action::Delete, {}, {}, path});
+      diff.changes.push_back(whole_object(full, Action::Delete, path));
     } else {
       Change change = compare_object(full, kind_of(address), was->second, now->second);
       change.file = path;
@@ -164,12 +175,8 @@ std::map<std::string, ObjectFile> object_files(const PlanTree& tree, const std::
 // of a fleet does not parse 10,000 objects only to name them.
 void diff_whole_file(const std::string& unit, const std::string& path, const ObjectFile& object,
                      bool created, PlanDiff& diff) {
-  diff.changes.push_back({unit + "/" + object.address,
-                          kind_of(object.address),
-                          created ? Action::Create : Action::Delete,
-                          {},
-                          {},
-                          path});
+  diff.changes.push_back(
+      whole_object(unit + "/" + object.address, created ? Action::Create : Action::Delete, path));
 }
 
 // A Slurm env (plan.json `platform` `slurm`) has no objects: its run is the job apply submits.
@@ -184,8 +191,11 @@ void diff_slurm_job(const PlanTree& before, const PlanTree& after, const std::st
   std::optional<std::string> new_plan = after.read(plan_json);
   if (plan_json_string(new_plan ? *new_plan : old_plan.value_or(""), "platform") != "slurm") return;
   const std::string env = unit.substr(unit.rfind('/') + 1);
-  Change job{unit + "/SlurmJob/" + env,   "SlurmJob", Action::Replace, {}, {},
-             unit + "/" + env + ".sbatch"};
+  Change job;
+  job.address = unit + "/SlurmJob/" + env;
+  job.kind = "SlurmJob";
+  job.action = Action::Replace;
+  job.file = unit + "/" + env + ".sbatch";
   if (!old_plan || !new_plan) {
     job.action = old_plan ? Action::Delete : Action::Create;
   } else if (std::any_of(paths.begin(), paths.end(),
@@ -268,6 +278,7 @@ PlanDiff diff_plans(const PlanTree& before, const PlanTree& after) {
     }
   }
   for (const auto& [unit, paths] : changed) diff_unit(before, after, unit, paths, diff);
+  add_pod_claim_changes(before, after, diff);
   for (Change& change : diff.changes) {
     change.destroys_data = (change.action == Action::Delete || change.action == Action::Replace) &&
                            holds_data(change.kind);

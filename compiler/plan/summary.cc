@@ -66,6 +66,13 @@ void render_fields_json(std::ostream& out, const std::vector<FieldChange>& field
 
 }  // namespace
 
+const char* protection(const Change& change) {
+  if (change.destroys_data) return "destroys its data";
+  if (change.shared) return "shared by the envs of its namespace";
+  if (is_admin_address(change.address)) return "belongs to the platform team (`_admin`)";
+  return "grants pods their privileges";
+}
+
 std::string summary_line(const PlanDiff& diff) {
   return "Plan: " + std::to_string(diff.count(Action::Create)) + " to create, " +
          std::to_string(diff.count(Action::Update)) + " to update, " +
@@ -78,13 +85,10 @@ void render_change_text(std::ostream& out, const Change& change) {
       << printable(change.address) << '\n';
   if (change.action == Action::Replace)
     out << "      # forces replacement: " << printable(change.reason) << '\n';
-  if (change.destroys_data) {
-    out << "      ! destroys its data: apply needs --allow-destroy=" << printable(change.address)
-        << '\n';
-  } else if (change.shared && change.action != Action::Create && change.action != Action::Update) {
-    out << "      ! shared by the envs of its namespace: apply needs --allow-destroy="
-        << printable(change.address) << '\n';
-  }
+  const std::string flag = required_flag(change);
+  if (!flag.empty())
+    out << "      ! " << protection(change) << ": apply needs " << printable(flag) << '\n';
+  for (const std::string& note : change.notes) out << "      # " << printable(note) << '\n';
   for (const FieldChange& field : change.fields) render_field(out, field);
 }
 
@@ -137,7 +141,11 @@ void render_summary_json(std::ostream& out, const PlanDiff& diff, const std::str
         << "\",\"action\":\"" << action_name(change.action) << "\",\"reason\":\""
         << json_escape(change.reason) << "\",\"file\":\"" << json_escape(change.file)
         << "\",\"destroys_data\":" << (change.destroys_data ? "true" : "false")
-        << ",\"shared\":" << (change.shared ? "true" : "false") << ",\"fields\":[";
+        << ",\"allow_destroy\":\"" << json_escape(required_flag(change))
+        << "\",\"shared\":" << (change.shared ? "true" : "false") << ",\"notes\":[";
+    for (std::size_t i = 0; i < change.notes.size(); ++i)
+      out << (i ? "," : "") << '"' << json_escape(change.notes[i]) << '"';
+    out << "],\"fields\":[";
     first = false;
     render_fields_json(out, change.fields);
     out << "]}";

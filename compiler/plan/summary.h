@@ -18,13 +18,17 @@ void render_summary_text(std::ostream& out, const PlanDiff& diff);
 void render_change_text(std::ostream& out, const Change& change);
 /// One changed non-object file as the text summary shows it.
 void render_file_text(std::ostream& out, const FileChange& file);
+/// Why a change needs --allow-destroy (required_flag), as its mark says: "destroys its data",
+/// "shared by the envs of its namespace", ...
+const char* protection(const Change& change);
 /// How many changes destroy data.
 std::size_t data_losses(const PlanDiff& diff);
 
 /// The closing line alone.
 std::string summary_line(const PlanDiff& diff);
 
-/// One JSON object: format_version, changes (address, action, reason, fields), files,
+/// One JSON object: format_version, changes (address, action, reason, file, destroys_data,
+/// allow_destroy, shared, notes, fields), files,
 /// inputs_changed and the counts. `extra` is inserted verbatim as further members ("" for none).
 void render_summary_json(std::ostream& out, const PlanDiff& diff, const std::string& extra = {});
 

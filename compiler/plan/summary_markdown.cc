@@ -61,12 +61,10 @@ void render_section(std::ostream& out, const std::string& name, const Section& s
   if (!section.changes.empty()) out << "\n" << counts(section.changes) << ".\n";
   bool listed = false;
   for (const Change* change : section.changes) {
-    const bool deletes = change->action == Action::Delete || change->action == Action::Replace;
-    if (!change->destroys_data && !(change->shared && deletes)) continue;
-    out << (listed ? "" : "\n") << "- :warning: " << code(change->address)
-        << (change->destroys_data ? " destroys its data"
-                                  : " is shared by the envs of its namespace")
-        << ": apply needs " << code("--allow-destroy=" + change->address) << "\n";
+    const std::string flag = required_flag(*change);
+    if (flag.empty()) continue;
+    out << (listed ? "" : "\n") << "- :warning: " << code(change->address) << ' '
+        << protection(*change) << ": apply needs " << code(flag) << "\n";
     listed = true;
   }
   std::ostringstream text;

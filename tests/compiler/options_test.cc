@@ -36,7 +36,7 @@ TEST_CASE("unknown options, a flag given a value and a missing value are errors"
   CHECK(parse_options({"--timeout"}, {}, {"timeout"}).error == "option `--timeout` needs a value");
 }
 
-TEST_CASE("--format is text or json") {
+TEST_CASE("the format option is text or json") {
   bool json = false;
   CHECK(json_format(parse_options({"--format", "json"}, {}, {"format"}), json));
   CHECK(json);

@@ -42,7 +42,7 @@ struct ApplyFixture {
     setenv("PATH", saved_path.c_str(), 1);
     for (const char* name :
          {"MLENV_FAKE_LOG", "MLENV_FAKE_FAIL", "MLENV_FAKE_SLEEP", "MLENV_FAKE_SLEEP_ON",
-          "MLENV_FAKE_WRITE", "MLENV_FAKE_WRITE_VALUE", "MLENV_FAKE_REPLIES"}) {
+          "MLENV_FAKE_PIDS", "MLENV_FAKE_WRITE", "MLENV_FAKE_WRITE_VALUE", "MLENV_FAKE_REPLIES"}) {
       unsetenv(name);
     }
   }
@@ -118,5 +118,32 @@ struct ApplyFixture {
   std::string out;
   std::string err;
 };
+
+// The typical env as the Kubernetes target plans a run: no OpenShift objects, a push of the
+// image after the ServiceAccount and a JobSet waited for until it completes.
+inline void make_kubernetes_run(ApplyFixture& f) {
+  std::vector<FakeObject> kept;
+  for (FakeObject& o : f.env.objects) {
+    if (o.kind == "ServiceAccount" || o.kind == "ConfigMap" || o.kind == "Service")
+      kept.push_back(o);
+  }
+  kept.push_back(
+      {"jobset.x-k8s.io/v1alpha2", "JobSet", "trainer",
+       "spec:\n  replicatedJobs:\n  - name: node\n    template:\n      spec:\n"
+       "        template:\n          spec:\n            containers:\n"
+       "            - name: mlenv\n              image: registry.example.com/ml/trainer:v1\n",
+       7, false});
+  f.env.objects = kept;
+  f.env.platform = "kubernetes";
+  f.env.env_kind = "run";
+  f.env.secrets.clear();
+  f.env.grants.clear();
+  f.env.actions = {
+      "{\"action\": \"push\", \"after\": \"ServiceAccount/ml-dev-env-sa\", "
+      "\"image\": \"registry.example.com/ml/trainer:v1\", "
+      "\"dockerfile\": \"barcelona/ml-dev-env/Dockerfile\"}",
+      "{\"action\": \"complete\", \"after\": \"JobSet/trainer\"}"};
+  f.commit_plan();
+}
 
 }  // namespace mlenv::plan::testing

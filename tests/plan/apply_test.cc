@@ -567,6 +567,22 @@ TEST_CASE("apply --wait exits 3 when the run failed, after recording the apply",
   CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env") != "");
 }
 
+TEST_CASE("a failed JobSet's E0713 names its pods by the JobSet's label", "[apply]") {
+  ApplyFixture f;
+  std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/podman");
+  make_kubernetes_run(f);
+  f.reply({"get jobset|0|Failed"}, true);
+  ApplyRequest request;
+  request.steps.wait = true;
+  request.poll_ms = 10;
+  CHECK(f.apply(request) == kExitRunFailed);
+  // The JobSet's child Job is `trainer-node-0`: `job-name=trainer` would find no pod.
+  CHECK(f.err.find("error[E0713]: run `barcelona/ml-dev-env/JobSet/trainer` failed\n") !=
+        std::string::npos);
+  CHECK(f.err.find("= read its logs: `kubectl logs -n nccl-test -l "
+                   "jobset.sigs.k8s.io/jobset-name=trainer --prefix`") != std::string::npos);
+}
+
 TEST_CASE("apply --wait gives up at --timeout", "[apply]") {
   ApplyFixture f;
   make_run(f);
@@ -641,33 +657,6 @@ TEST_CASE("ApplySet identities include the program", "[apply]") {
         "oc delete configmap " + old_parent + " -n nccl-test --ignore-not-found --wait=true");
   const std::string new_id = applyset_parent("ml-dev-env", "nccl-test", "renamed.mlenv").id;
   CHECK(applied_json(read_file(f.log), "StatefulSet").find(new_id) != std::string::npos);
-}
-
-// The typical env as the Kubernetes target plans a run: no OpenShift objects, a push of the
-// image after the ServiceAccount and a JobSet waited for until it completes.
-void make_kubernetes_run(ApplyFixture& f) {
-  std::vector<FakeObject> kept;
-  for (FakeObject& o : f.env.objects) {
-    if (o.kind == "ServiceAccount" || o.kind == "ConfigMap" || o.kind == "Service")
-      kept.push_back(o);
-  }
-  kept.push_back(
-      {"jobset.x-k8s.io/v1alpha2", "JobSet", "trainer",
-       "spec:\n  replicatedJobs:\n  - name: node\n    template:\n      spec:\n"
-       "        template:\n          spec:\n            containers:\n"
-       "            - name: mlenv\n              image: registry.example.com/ml/trainer:v1\n",
-       7, false});
-  f.env.objects = kept;
-  f.env.platform = "kubernetes";
-  f.env.env_kind = "run";
-  f.env.secrets.clear();
-  f.env.grants.clear();
-  f.env.actions = {
-      "{\"action\": \"push\", \"after\": \"ServiceAccount/ml-dev-env-sa\", "
-      "\"image\": \"registry.example.com/ml/trainer:v1\", "
-      "\"dockerfile\": \"barcelona/ml-dev-env/Dockerfile\"}",
-      "{\"action\": \"complete\", \"after\": \"JobSet/trainer\"}"};
-  f.commit_plan();
 }
 
 TEST_CASE("off OpenShift apply builds and pushes with the image builder, and waits for the JobSet",

@@ -24,10 +24,11 @@ printf '%s\n' 'get namespace|0|namespace/nccl-test' 'auth can-i|0|yes' \
 grep -q 'error\[E0750\]: `barcelona/ml-dev-env` is not applied' status.err || fail "no E0750"
 "$mlenvc" apply > /dev/null || fail "apply"
 
-for command in status shell logs sync port-forward urls; do
+for command in status shell logs sync port-forward urls dev-session; do
   "$mlenvc" "$command" --help | grep -q "^usage: mlenvc $command" || fail "$command --help"
 done
 "$mlenvc" --help | grep -q '^  port-forward  ' || fail "port-forward not listed"
+"$mlenvc" --help | grep -q '^  dev-session   ' || fail "dev-session not listed"
 "$mlenvc" explain E0750 | grep -q 'refs/mlenv/applied' || fail "explain E0750"
 
 printf '%s\n' "get pods|0|@$recorded/pods_job.json" "get routes|0|@$recorded/routes.json" > replies
@@ -62,4 +63,38 @@ grep -q 'error\[E0715\]: no committed plan has env `nowhere`' logs.err || fail "
 "$mlenvc" port-forward ml-dev-env ssh 2> pf.err && fail "port-forward to an unknown port"
 grep -q '= note: `vscode`: 8080' pf.err || fail "E0753 does not list the ports"
 [ ! -s log ] || fail "a refused command ran oc"
+"$mlenvc" dev-session ml-dev-env 2> ds.err && fail "dev-session without DIR"
+grep -q '^mlenvc dev-session: missing arguments' ds.err || fail "dev-session usage error"
+"$mlenvc" dev-session ml-dev-env nowhere 2> ds.err && fail "dev-session of a missing DIR"
+grep -q 'error\[E0754\]: `nowhere` is not a directory' ds.err || fail "no E0754"
+[ ! -s log ] || fail "a refused command ran oc"
+
+# make dev-session in one command: the forward and the watch run until SIGTERM, which ends
+# both; the forward (the stand-in, sleeping until stopped) is not left behind.
+printf '%s\n' "get pods|0|@$recorded/pods_job.json" > replies
+MLENV_FAKE_SLEEP=60 MLENV_FAKE_SLEEP_ON=port-forward MLENV_FAKE_PIDS="$tmp/pids" \
+  "$mlenvc" dev-session barcelona/ml-dev-env work > ds.out 2> ds.err &
+session=$!
+tries=0
+until [ -s pids ] && grep -q 'rsync.*ml-dev-env-1-q9w8e' log; do
+  tries=$((tries + 1))
+  [ "$tries" -lt 200 ] || { kill "$session"; fail "dev-session did not start"; }
+  sleep 0.05
+done
+kill -TERM "$session"
+wait "$session" || fail "dev-session did not end with status 0 on SIGTERM: $(cat ds.err)"
+for pid in $(cat pids); do
+  ! kill -0 "$pid" 2>/dev/null || fail "the port-forward (pid $pid) was left behind"
+done
+grep -q '^Dev session of barcelona/ml-dev-env stopped$' ds.out || fail "no end of session"
+cat > expected <<EOT
+$pods
+$pods
+argv: oc port-forward -n nccl-test pod/ml-dev-env-0-x7k2p 5678:5678
+argv: oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-0-x7k2p:/workspace
+argv: oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-1-q9w8e:/workspace
+EOT
+# The forward runs beside the sync: its place in the log is the scheduler's.
+sort expected > expected.sorted && sort log > log.sorted
+diff expected.sorted log.sorted || fail "unexpected oc calls of dev-session"
 echo "day2 e2e: ok"

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -392,6 +393,120 @@ TEST_CASE("day2: port-forward reaches debugpy or a service in rank 0's pod", "[d
   CHECK(f.err.find("error[E0753]: `barcelona/ml-dev-env` has no port `jupyter`") !=
         std::string::npos);
   CHECK(f.err.find("`debugpy`: 5678") != std::string::npos);
+  CHECK(f.commands().empty());
+}
+
+// The calls of a dev session but the forward, which runs beside them (its place in the log
+// is the scheduler's), and the forward's calls apart.
+std::pair<std::vector<std::string>, std::vector<std::string>> split_forward(
+    const std::vector<std::string>& commands) {
+  std::pair<std::vector<std::string>, std::vector<std::string>> out;
+  for (const std::string& command : commands)
+    (command.find(" port-forward ") != std::string::npos ? out.second : out.first)
+        .push_back(command);
+  return out;
+}
+
+// The stand-in's pids (MLENV_FAKE_PIDS) that still name a process.
+std::vector<std::string> living(const std::string& pid_file) {
+  std::vector<std::string> out;
+  std::istringstream in(read_file(pid_file));
+  for (std::string pid; std::getline(in, pid);) {
+    if (kill(std::stoi(pid), 0) == 0) out.push_back(pid);
+  }
+  return out;
+}
+
+TEST_CASE("day2: dev-session forwards debugpy while it syncs on every change, until Ctrl-C",
+          "[day2]") {
+  Day2Fixture f;
+  const std::string file = f.dir.path() + "/work/train.py";
+  write_file(file, "print(1)\n");
+  f.reply({"get pods|0|@" + kRecorded + "pods_job.json"}, true);  // both ranks running
+  const std::string pids = f.dir.path() + "/.fake-pids";
+  setenv("MLENV_FAKE_SLEEP", "30", 1);  // the forward runs until it is stopped
+  setenv("MLENV_FAKE_SLEEP_ON", "port-forward", 1);
+  setenv("MLENV_FAKE_PIDS", pids.c_str(), 1);
+  DevSessionRequest request;
+  request.target = {"ml-dev-env", "", 60};
+  request.dir = "work";
+  request.poll_ms = 10;
+  int looks = 0;
+  // First look: nothing changed. Second: the file is edited. Third, once the forward runs (it
+  // wrote its pid): Ctrl-C.
+  request.keep_watching = [&] {
+    ++looks;
+    if (looks == 2) {
+      write_file(file, "print(2)\n");
+      std::filesystem::last_write_time(
+          file, std::filesystem::last_write_time(file) + std::chrono::seconds(5));
+    }
+    if (looks >= 3 && !read_file(pids).empty()) raise(SIGINT);
+    return true;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return dev_session(request, out, d); }) ==
+          0);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  const std::string rsync0 =
+      "oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-0-x7k2p:/workspace";
+  const std::string rsync1 =
+      "oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-1-q9w8e:/workspace";
+  auto [calls, forward] = split_forward(f.commands());
+  CHECK(calls == std::vector<std::string>{kPods, kPods, rsync0, rsync1, kPods, rsync0, rsync1});
+  CHECK(forward ==
+        std::vector<std::string>{"oc port-forward -n nccl-test pod/ml-dev-env-0-x7k2p 5678:5678"});
+  CHECK(f.out.starts_with("Forwarding localhost:5678 to debugpy in rank 0's pod: $ " +
+                          f.dir.path() +
+                          "/.bin/oc port-forward -n nccl-test pod/ml-dev-env-0-x7k2p 5678:5678\n"));
+  CHECK(f.out.ends_with("Dev session of barcelona/ml-dev-env stopped\n"));
+  // The forward was stopped with the session: no process of it is left.
+  CHECK(!read_file(pids).empty());
+  CHECK(living(pids).empty());
+}
+
+TEST_CASE("day2: dev-session stops when its port-forward ends", "[day2]") {
+  Day2Fixture f;
+  write_file(f.dir.path() + "/work/train.py", "print(1)\n");
+  f.reply({"get pods|0|@" + kRecorded + "pods_job.json", "port-forward|1|"}, true);
+  DevSessionRequest request;
+  request.target = {"ml-dev-env", "", 60};
+  request.dir = "work";
+  request.poll_ms = 10;
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return dev_session(request, out, d); }) ==
+        1);
+  CHECK(f.out.ends_with("The port-forward ended (exit status 1): the dev session stops\n"));
+}
+
+TEST_CASE("day2: dev-session refuses what sync and port-forward refuse, before any client call",
+          "[day2]") {
+  Day2Fixture f;
+  DevSessionRequest request;
+  request.target = {"ml-dev-env", "", 60};
+  request.dir = "missing";
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return dev_session(request, out, d); }) ==
+        1);
+  CHECK(f.err.find("error[E0754]: `missing` is not a directory") != std::string::npos);
+  CHECK(f.commands().empty());
+
+  write_file(f.dir.path() + "/work/train.py", "print(1)\n");
+  request.dir = "work";
+  request.target.env = "nowhere";
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return dev_session(request, out, d); }) ==
+        1);
+  CHECK(f.err.find("error[E0715]: no committed plan has env `nowhere`") != std::string::npos);
+  CHECK(f.commands().empty());
+
+  // No `debug = true`: no debugpy port to forward.
+  f.env.more_keys = {"\"nodes\": 2", "\"storage\": \"per_pod\"", "\"ports\": {\"vscode\": 8080}"};
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  request.target.env = "ml-dev-env";
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return dev_session(request, out, d); }) ==
+        1);
+  CHECK(f.err.find("error[E0753]: `barcelona/ml-dev-env` has no port `debugpy`") !=
+        std::string::npos);
+  CHECK(f.err.find("   = set `debug = true` on the env, plan and apply\n") != std::string::npos);
   CHECK(f.commands().empty());
 }
 

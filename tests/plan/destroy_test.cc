@@ -3,8 +3,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "compiler/plan/apply/applyset.h"
 #include "compiler/plan/apply/destroy.h"
+#include "compiler/plan/change.h"
+#include "compiler/plan/differ.h"
+#include "compiler/plan/summary.h"
+#include "compiler/plan/summary_markdown.h"
 #include "tests/plan/apply_fixture.h"
 
 namespace mlenv::plan {
@@ -40,6 +46,12 @@ std::vector<std::string> tail(const std::vector<std::string>& commands, std::siz
 bool contains_delete(const std::vector<std::string>& commands) {
   return std::any_of(commands.begin(), commands.end(),
                      [](const std::string& c) { return c.starts_with("oc delete"); });
+}
+
+std::size_t count_if_contains(const std::vector<std::string>& commands, const std::string& part) {
+  return static_cast<std::size_t>(
+      std::count_if(commands.begin(), commands.end(),
+                    [&](const std::string& c) { return c.find(part) != std::string::npos; }));
 }
 
 // Runs `mlenvc destroy` from the fixture's repository, like ApplyFixture::apply.
@@ -144,6 +156,93 @@ TEST_CASE("a removed env leaves a shared object to the env that keeps it", "[des
   CHECK(tail(f.commands(), 10) == typical_deletes("bob"));
 }
 
+// The `--allow-destroy=...` flags the hints of E0704 name in `err`.
+std::set<std::string> refused_flags(const std::string& err) {
+  std::set<std::string> out;
+  const std::string hint = "= pass ";
+  for (std::size_t at = err.find(hint); at != std::string::npos; at = err.find(hint, at + 1)) {
+    const std::size_t start = at + hint.size();
+    out.insert(err.substr(start, err.find(' ', start) - start));
+  }
+  return out;
+}
+
+TEST_CASE("the plan marks exactly the objects apply refuses to delete without --allow-destroy",
+          "[destroy]") {
+  ApplyFixture f;
+  // Every kind apply protects (the typical env has a claim and the platform team's SCC) and
+  // kinds it does not (ConfigMap, Route, ...).
+  f.env.objects.push_back({"v1", "PersistentVolume", "scratch", "spec: {}\n", 3});
+  f.env.objects.push_back({"v1", "Namespace", "extra", "", 0});
+  f.env.objects.push_back({"security.openshift.io/v1", "SecurityContextConstraints", "own",
+                           "allowPrivilegedContainer: false\n", 0});
+  f.env.objects.push_back(
+      {"rbac.authorization.k8s.io/v1", "Role", "use-scc", "rules: []\n", 0, true});
+  FakeObject nad{"k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", "rail1",
+                 "spec:\n  config: '{}'\n", 2};
+  nad.shared = true;
+  f.env.objects.push_back(nad);
+  FakeEnv bob;  // stays in the plan, with nothing apply protects
+  bob.env = "bob";
+  bob.objects = {{"v1", "ConfigMap", "bob-boot", "data: {}\n", 4}};
+  f.others = {bob};
+  f.commit_plan();
+  ApplyRequest admin;
+  admin.steps.admin = true;
+  REQUIRE(f.apply() == 0);
+  REQUIRE(f.apply(admin) == 0);
+
+  // The env leaves the program: what the plan marks, flag for flag.
+  std::set<std::string> marked;
+  {
+    ChangeDir in(f.dir.path());
+    Diagnostics diagnostics;
+    auto session = PlanSession::open("", diagnostics);
+    auto diff = session->diff(tree_from_output(render({bob})), f.env.source, diagnostics);
+    REQUIRE(diff);
+    for (const Change& change : diff->changes) {
+      if (!required_flag(change).empty()) marked.insert(required_flag(change));
+    }
+    // The pull request's comment names each flag too.
+    std::ostringstream markdown;
+    render_summary_markdown(markdown, *diff, {"cluster.mlenv", {}, {}, ""});
+    for (const std::string& flag : marked)
+      CHECK(markdown.str().find(": apply needs `" + flag + "`\n") != std::string::npos);
+    CHECK(markdown.str().find(
+              "- :warning: `barcelona/_admin/SecurityContextConstraints/mlenvc-rdma` belongs to "
+              "the platform team (`_admin`): apply needs "
+              "`--allow-destroy=barcelona/_admin/SecurityContextConstraints/mlenvc-rdma`\n") !=
+          std::string::npos);
+    CHECK(markdown.str().find(
+              "- :warning: `barcelona/ml-dev-env/SecurityContextConstraints/own` grants pods "
+              "their privileges: apply needs "
+              "`--allow-destroy=barcelona/ml-dev-env/SecurityContextConstraints/own`\n") !=
+          std::string::npos);
+    REQUIRE(session->commit("plan\n", diagnostics));
+    session->write_worktree(true, diagnostics);
+  }
+  CHECK(marked == std::set<std::string>{
+                      "--allow-destroy=barcelona/_admin/Role/use-scc",
+                      "--allow-destroy=barcelona/_admin/SecurityContextConstraints/mlenvc-rdma",
+                      "--allow-destroy=barcelona/_shared/NetworkAttachmentDefinition/rail1",
+                      "--allow-destroy=barcelona/ml-dev-env/Namespace/extra",
+                      "--allow-destroy=barcelona/ml-dev-env/PersistentVolume/scratch",
+                      "--allow-destroy=barcelona/ml-dev-env/PersistentVolumeClaim/workspace",
+                      "--allow-destroy=barcelona/ml-dev-env/SecurityContextConstraints/own"});
+
+  // What apply and apply --admin refuse (E0704), each naming the flag it needs.
+  auto only_bob = [&](const std::string&, Diagnostics&) { return std::optional(render({bob})); };
+  ApplyRequest plain;
+  plain.render = only_bob;
+  admin.render = only_bob;
+  CHECK(f.apply(plain) == 1);
+  std::set<std::string> refused = refused_flags(f.err);
+  CHECK(f.apply(admin) == 1);
+  refused.merge(refused_flags(f.err));
+  CHECK(f.commands().empty());
+  CHECK(refused == marked);
+}
+
 TEST_CASE("destroy ENV deletes an applied env on purpose", "[destroy]") {
   ApplyFixture f;
   REQUIRE(f.apply() == 0);
@@ -173,6 +272,156 @@ TEST_CASE("destroy ENV deletes an applied env on purpose", "[destroy]") {
   CHECK(destroy(f, request) == 1);
   CHECK(f.err.find("error[E0718]: `barcelona/ml-dev-env` has no applied record to destroy") !=
         std::string::npos);
+}
+
+TEST_CASE("destroy runs the plan's platform client, as apply does: kubectl first on Kubernetes",
+          "[destroy]") {
+  ApplyFixture f;
+  f.env.platform = "kubernetes";
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  CHECK(f.commands().back().starts_with("kubectl apply "));
+  DestroyRequest request;
+  request.env = "ml-dev-env";
+  request.steps.allow_destroy = {"barcelona/ml-dev-env/PersistentVolumeClaim/workspace"};
+  REQUIRE(destroy(f, request) == 0);
+  std::vector<std::string> expected = typical_deletes("ml-dev-env");
+  for (std::string& command : expected) command.replace(0, 2, "kubectl");
+  CHECK(f.commands() == expected);
+}
+
+// Per-pod storage: the typical env's StatefulSet with a claim template, as the target writes it
+// for storage `per_pod`, with `replicas` pods.
+void give_pods_claims(FakeEnv& env, int replicas) {
+  std::string& body = object(env, "StatefulSet", env.env).body;
+  body.replace(body.find("replicas: 2"), 11, "replicas: " + std::to_string(replicas));
+  body +=
+      "  persistentVolumeClaimRetentionPolicy:\n    whenDeleted: Retain\n    whenScaled: Retain\n"
+      "  volumeClaimTemplates:\n  - metadata:\n      name: scratch\n    spec:\n"
+      "      accessModes:\n      - ReadWriteOnce\n";
+}
+
+const std::string kClaim0 = "barcelona/ml-dev-env/PersistentVolumeClaim/scratch-ml-dev-env-0";
+const std::string kClaim1 = "barcelona/ml-dev-env/PersistentVolumeClaim/scratch-ml-dev-env-1";
+const std::string kWorkspace = "barcelona/ml-dev-env/PersistentVolumeClaim/workspace";
+
+// The claims a StatefulSet's volumeClaimTemplates give its pods are named
+// `<template>-<statefulset>-<ordinal>` and, with persistentVolumeClaimRetentionPolicy
+// whenDeleted/whenScaled Retain, are "not affected" by the StatefulSet's deletion or a scale-down
+// (https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#persistentvolumeclaim-retention;
+// StatefulSetPersistentVolumeClaimRetentionPolicy in the apps/v1 API reference). No plan.json
+// lists them, so the plan and apply name them from the StatefulSet.
+TEST_CASE("the plan marks the claims a removed StatefulSet's pods leave, with the exact flag",
+          "[destroy]") {
+  FakeEnv env = typical_env();
+  give_pods_claims(env, 2);
+  PlanTree before = tree_from_output(render({env}));
+  FakeEnv other = typical_env("bob");  // the env leaves; another stays
+  PlanDiff diff = diff_plans(before, tree_from_output(render({other})));
+  std::vector<const Change*> claims;
+  for (const Change& change : diff.changes) {
+    if (change.address.find("/PersistentVolumeClaim/scratch-") != std::string::npos)
+      claims.push_back(&change);
+  }
+  REQUIRE(claims.size() == 2);
+  CHECK(claims[0]->address == kClaim0);
+  CHECK(claims[1]->address == kClaim1);
+  CHECK(claims[1]->destroys_data);
+  CHECK(required_flag(*claims[1]) == "--allow-destroy=" + kClaim1);
+  std::ostringstream text;
+  render_change_text(text, *claims[1]);
+  CHECK(text.str() ==
+        "  - " + kClaim1 + "\n      ! destroys its data: apply needs --allow-destroy=" + kClaim1 +
+            "\n      # a claim of StatefulSet/ml-dev-env's pods, which deleting it leaves "
+            "(whenDeleted: Retain): apply deletes it only with the flag, else keeps it\n");
+  std::ostringstream json;
+  render_summary_json(json, diff);
+  CHECK(json.str().find("{\"address\":\"" + kClaim1 +
+                        "\",\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/"
+                        "ml-dev-env/statefulset-ml-dev-env.yaml\",\"destroys_data\":true,"
+                        "\"allow_destroy\":\"--allow-destroy=" +
+                        kClaim1 + "\",") != std::string::npos);
+}
+
+TEST_CASE("the plan says which claims a scale-down leaves", "[destroy]") {
+  FakeEnv env = typical_env();
+  give_pods_claims(env, 4);
+  PlanTree before = tree_from_output(render({env}));
+  FakeEnv smaller = typical_env();
+  give_pods_claims(smaller, 2);
+  PlanDiff diff = diff_plans(before, tree_from_output(render({smaller})));
+  REQUIRE(diff.changes.size() == 1);
+  std::ostringstream text;
+  render_change_text(text, diff.changes[0]);
+  CHECK(text.str() ==
+        "  ~ barcelona/ml-dev-env/StatefulSet/ml-dev-env\n"
+        "      # scaling down from 4 to 2 pods leaves the claims scratch-ml-dev-env-2 and "
+        "scratch-ml-dev-env-3 with their data (whenScaled: Retain); apply keeps them\n"
+        "      ~ spec.replicas: 4 -> 2\n");
+}
+
+TEST_CASE("destroy deletes the claims of the StatefulSet's pods after it only when allowed",
+          "[destroy]") {
+  ApplyFixture f;
+  give_pods_claims(f.env, 2);
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  const std::string sts_delete = typical_deletes("ml-dev-env")[1];
+  REQUIRE(sts_delete.starts_with("oc delete statefulsets.apps "));
+
+  // Not named: the claims are kept, and destroy says so where they would go.
+  DestroyRequest request;
+  request.env = "ml-dev-env";
+  request.steps.allow_destroy = {kWorkspace};
+  request.dry_run = true;
+  REQUIRE(destroy(f, request) == 0);
+  const std::string keep1 =
+      "Keeping PersistentVolumeClaim/scratch-ml-dev-env-1 and its data (a claim of "
+      "StatefulSet/ml-dev-env's pods); --allow-destroy=" +
+      kClaim1 + " deletes it\n";
+  const std::string keep0 =
+      "Keeping PersistentVolumeClaim/scratch-ml-dev-env-0 and its data (a claim of "
+      "StatefulSet/ml-dev-env's pods); --allow-destroy=" +
+      kClaim0 + " deletes it\n";
+  CHECK(f.out.find("/.bin/oc " + sts_delete.substr(3) + "\n" + keep1 + keep0 + "$ ") !=
+        std::string::npos);
+
+  // Named: deleted right after the StatefulSet, the last ordinal first.
+  request.dry_run = false;
+  request.steps.allow_destroy = {kWorkspace, kClaim0, kClaim1};
+  REQUIRE(destroy(f, request) == 0);
+  std::vector<std::string> expected = typical_deletes("ml-dev-env");
+  expected.insert(expected.begin() + 2,
+                  {"oc delete persistentvolumeclaims scratch-ml-dev-env-1 -n nccl-test "
+                   "--ignore-not-found --wait=true",
+                   "oc delete persistentvolumeclaims scratch-ml-dev-env-0 -n nccl-test "
+                   "--ignore-not-found --wait=true"});
+  CHECK(f.commands() == expected);
+}
+
+TEST_CASE("apply of a plan the env left keeps its pods' claims unless each is named", "[destroy]") {
+  ApplyFixture f;
+  FakeEnv bob = typical_env("bob");
+  give_pods_claims(bob, 2);
+  f.others = {bob};
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  f.others = {};
+  f.commit_plan();
+  const std::string bob_claim0 = "barcelona/bob/PersistentVolumeClaim/scratch-bob-0";
+  ApplyRequest request;
+  request.steps.allow_destroy = {"barcelona/bob/PersistentVolumeClaim/workspace", bob_claim0};
+  REQUIRE(f.apply(request) == 0);
+  // Claim 1 is kept, claim 0 deleted right after the StatefulSet.
+  std::vector<std::string> expected = typical_deletes("bob");
+  expected.insert(expected.begin() + 2,
+                  "oc delete persistentvolumeclaims scratch-bob-0 -n "
+                  "nccl-test --ignore-not-found --wait=true");
+  CHECK(tail(f.commands(), expected.size()) == expected);
+  CHECK(count_if_contains(f.commands(), "scratch-bob-1") == 0);
+  CHECK(f.out.find(" --wait=true\nKeeping PersistentVolumeClaim/scratch-bob-1 and its data (a "
+                   "claim of StatefulSet/bob's pods); --allow-destroy=barcelona/bob/"
+                   "PersistentVolumeClaim/scratch-bob-1 deletes it\n$ ") != std::string::npos);
 }
 
 TEST_CASE("destroy ENV keeps what another env of the cluster holds and names unknown envs",

@@ -202,6 +202,19 @@ TEST_CASE("a plan that would destroy a claim's data says so, with the apply flag
                         "\"action\":\"replace\"") != std::string::npos);
   CHECK(json.str().find("\"destroys_data\":true") != std::string::npos);
 
+  // Each data-loss change carries the exact flag apply will require.
+  CHECK(json.str().find(
+            "{\"address\":\"barcelona/ml-dev-env/PersistentVolumeClaim/workspace\","
+            "\"action\":\"replace\",\"reason\":\"spec.storageClassName cannot change in place on a "
+            "PersistentVolumeClaim\",\"file\":\"barcelona/ml-dev-env/"
+            "persistentvolumeclaim-workspace.yaml\",\"destroys_data\":true,\"allow_destroy\":\""
+            "--allow-destroy=barcelona/ml-dev-env/PersistentVolumeClaim/workspace\","
+            "\"shared\":false,\"notes\":[],\"fields\":[") != std::string::npos);
+  CHECK(json.str().find("\"address\":\"barcelona/ml-dev-env/Route/ml-dev-env-jupyter\","
+                        "\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/ml-dev-env/"
+                        "route-ml-dev-env-jupyter.yaml\",\"destroys_data\":false,"
+                        "\"allow_destroy\":\"\"") != std::string::npos);
+
   // Removing the env deletes its claim: flagged too.
   FakeEnv gone = typical_env();
   gone.objects.erase(gone.objects.begin() + 2);
@@ -230,16 +243,17 @@ TEST_CASE("json summary", "[plan]") {
   env.objects.pop_back();
   std::ostringstream json;
   render_summary_json(json, diff_plans(before, tree_from_output(render({env}))));
-  CHECK(
-      json.str() ==
-      "{\"format_version\":1,\"changes\":[{\"address\":\"barcelona/ml-dev-env/Route/"
-      "ml-dev-env-jupyter\","
-      "\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/ml-dev-env/"
-      "route-ml-dev-env-jupyter.yaml\","
-      "\"destroys_data\":false,\"shared\":false,\"fields\":[]}],\"files\":[],\"inputs_changed\":0,"
-      "\"shared_copies\":0,\"create\":0,"
-      "\"update\":0,\"replace\":0,"
-      "\"delete\":1}\n");
+  CHECK(json.str() ==
+        "{\"format_version\":1,\"changes\":[{\"address\":\"barcelona/ml-dev-env/Route/"
+        "ml-dev-env-jupyter\","
+        "\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/ml-dev-env/"
+        "route-ml-dev-env-jupyter.yaml\","
+        "\"destroys_data\":false,\"allow_destroy\":\"\",\"shared\":false,\"notes\":[],\"fields\":[]"
+        "}],"
+        "\"files\":[],\"inputs_changed\":0,"
+        "\"shared_copies\":0,\"create\":0,"
+        "\"update\":0,\"replace\":0,"
+        "\"delete\":1}\n");
 }
 
 // std::regex recursed once per character here: a label of 60,000 digits and a letter crashed

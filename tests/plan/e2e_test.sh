@@ -23,8 +23,11 @@ grep -q 'Secret' first.err && fail "a note asks people to create a Secret"
 grep -q '"name": "ml-dev-env-oauth-cookie"' plans/barcelona/ml-dev-env/plan.json ||
   fail "plan.json does not list the cookie Secret"
 "$mlenvc" plan cluster.mlenv --check > /dev/null || fail "--check on a fresh plan"
-"$mlenvc" plan cluster.mlenv --format=json | grep -q '"notes":\["the platform team applies' ||
-  fail "no notes in the JSON summary"
+"$mlenvc" plan cluster.mlenv --format=json > eq.json || fail "plan --format=json"
+grep -q '"notes":\["the platform team applies' eq.json || fail "no notes in the JSON summary"
+# An option's value may follow it as the next argument, before or after FILE.
+"$mlenvc" plan --format json cluster.mlenv > space.json || fail "plan --format json FILE"
+cmp -s eq.json space.json || fail "--format json differs from --format=json"
 
 sed -i 's/^  nodes    = 2$/  nodes    = 1/' cluster.mlenv
 git commit -qam "one node"
@@ -38,6 +41,9 @@ set +e
 set -e
 [ "$status" = 2 ] || fail "--detailed-exitcode with changes exited $status"
 grep -q '^      ~ spec.replicas: 2 -> 1$' second.out || fail "the edit is not in the summary"
+# Per-pod storage: the claim of the pod that goes stays, and the plan says so.
+grep -q '^      # scaling down from 2 to 1 pods leaves the claims workspace-ml-dev-env-1 and datasets-ml-dev-env-1 with their data (whenScaled: Retain); apply keeps them$' \
+  second.out || fail "the scale-down does not name the claim it leaves"
 git log -1 --format=%B | grep -q 'spec.replicas: 2 -> 1' || fail "summary not in the commit message"
 [ -z "$(git status --porcelain -- plans)" ] || fail "plan directory not clean after plan"
 
@@ -50,9 +56,10 @@ printf '%s\n' 'get namespace|0|namespace/nccl-test' 'auth can-i|0|yes' \
   > "$tmp/replies"
 PATH="$tmp/bin:$PATH" "$mlenvc" apply --dry-run > dry.out || fail "dry run"
 [ ! -e "$tmp/log" ] || fail "dry run ran a command"
-PATH="$tmp/bin:$PATH" "$mlenvc" apply > apply.out || fail "apply"
+PATH="$tmp/bin:$PATH" "$mlenvc" apply --timeout 90s > apply.out || fail "apply --timeout 90s"
 grep -q '^argv: oc apply --server-side --field-manager=mlenvc' log || fail "no server-side apply"
 grep -q "^argv: oc start-build ml-dev-env --from-dir=$tmp/plans --wait -n " log || fail "no build"
-grep -q '^argv: oc rollout status statefulset/ml-dev-env ' log || fail "no rollout wait"
+grep -q '^argv: oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=90s$' log ||
+  fail "no rollout wait bounded by --timeout 90s"
 git rev-parse -q --verify refs/mlenv/applied/barcelona/ml-dev-env > /dev/null || fail "no applied ref"
 echo "e2e: ok"

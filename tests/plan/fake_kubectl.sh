@@ -3,10 +3,11 @@
 # by, its arguments and, for `-f -`, its stdin to $MLENV_FAKE_LOG; for `--from-file=K=/dev/stdin`
 # it logs the byte count and hex of its stdin. Answers from $MLENV_FAKE_REPLIES, lines of
 # `PATTERN|STATUS|OUTPUT`: the first line whose PATTERN occurs in the arguments prints OUTPUT (or
-# the file FILE for `@FILE`) and exits STATUS (a PATTERN starting with `once:` is used once, then removed). Fails when the
-# arguments contain $MLENV_FAKE_FAIL; sleeps $MLENV_FAKE_SLEEP seconds when they contain
-# $MLENV_FAKE_SLEEP_ON (default `rollout`); writes $MLENV_FAKE_WRITE_VALUE into the file
-# $MLENV_FAKE_WRITE (to move a ref behind apply's back).
+# the file FILE for `@FILE`) and exits STATUS (a PATTERN starting with `once:` is used once,
+# then removed). Fails when the arguments contain $MLENV_FAKE_FAIL; sleeps $MLENV_FAKE_SLEEP
+# seconds when they contain $MLENV_FAKE_SLEEP_ON (default `rollout`), appending its pid to
+# $MLENV_FAKE_PIDS when set; writes $MLENV_FAKE_WRITE_VALUE into the file $MLENV_FAKE_WRITE (to
+# move a ref behind apply's back).
 PATH=/usr/bin:/bin
 log="${MLENV_FAKE_LOG:?}"
 printf 'argv: %s' "$(basename "$0")" >> "$log"
@@ -18,7 +19,12 @@ case " $* " in
     printf 'stdin-bytes: %s %s\n' "$((${#hex} / 2))" "$hex" >> "$log" ;;
 esac
 if [ -n "$MLENV_FAKE_SLEEP" ] && printf '%s' "$*" | grep -q -- "${MLENV_FAKE_SLEEP_ON:-rollout}"; then
-  sleep "$MLENV_FAKE_SLEEP"
+  [ -z "$MLENV_FAKE_PIDS" ] || printf '%s\n' "$$" >> "$MLENV_FAKE_PIDS"
+  # SIGTERM ends the sleep too, so a stopped stand-in leaves no process behind.
+  sleep "$MLENV_FAKE_SLEEP" & sleeper=$!
+  trap 'kill "$sleeper" 2>/dev/null; exit 143' TERM
+  wait "$sleeper"
+  trap - TERM
 fi
 if [ -n "$MLENV_FAKE_WRITE" ]; then
   mkdir -p "$(dirname "$MLENV_FAKE_WRITE")"

@@ -44,6 +44,23 @@ int results(ApplyFixture& f, const std::string& env, std::string& out, std::stri
   return status;
 }
 
+// A JobSet names its child Jobs `<jobset>-<replicatedJob>-<index>` (`trainer-node-0`), so
+// `job-name=trainer` matches no pod; the JobSet controller labels every Job and pod it makes
+// `jobset.sigs.k8s.io/jobset-name` (JobSetNameKey, kubernetes-sigs/jobset
+// api/jobset/v1alpha2/jobset_types.go), and the Job controller still labels each pod of the
+// Indexed child Job with its batch.kubernetes.io/job-completion-index.
+TEST_CASE("results finds a JobSet's rank 0 by the JobSet's labels, with kubectl on Kubernetes",
+          "[results]") {
+  ApplyFixture f;
+  make_kubernetes_run(f);
+  pod_log(f, "MLENV_RESULTS " + kPassed + "\n");
+  std::string out, err;
+  REQUIRE(results(f, "ml-dev-env", out, err) == 0);
+  CHECK(f.commands() ==
+        std::vector<std::string>{"kubectl logs -n nccl-test -l jobset.sigs.k8s.io/jobset-name="
+                                 "trainer,batch.kubernetes.io/job-completion-index=0 --tail=-1"});
+}
+
 TEST_CASE("results reads rank 0's log and prints the table, passed", "[results]") {
   ApplyFixture f;
   pod_log(f, "[rank 0] starting\nMLENV_RESULTS " + kPassed + "\ndone\n");

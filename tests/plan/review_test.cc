@@ -204,7 +204,12 @@ TEST_CASE("the Markdown summary for a pull request", "[review][golden]") {
 
 TEST_CASE("Markdown code spans hold any value without ending early", "[review]") {
   PlanDiff diff;
-  diff.changes.push_back({"barcelona/a``b/ConfigMap/x", "ConfigMap", Action::Create, {}, {}, "f"});
+  Change change;
+  change.address = "barcelona/a``b/ConfigMap/x";
+  change.kind = "ConfigMap";
+  change.action = Action::Create;
+  change.file = "f";
+  diff.changes.push_back(change);
   std::ostringstream out;
   render_summary_markdown(out, diff, {"a`b.mlenv", {}, {}, ""});
   CHECK(out.str().find("## mlenvc plan ``a`b.mlenv``\n") != std::string::npos);

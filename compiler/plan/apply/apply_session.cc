@@ -309,9 +309,7 @@ std::optional<std::pair<std::string, std::string>> find_clients(const ApplyReque
     return env.manifest.platform == "openshift";
   });
   std::string kubectl = request.client;
-  const char* first = openshift ? "oc" : "kubectl";
-  const char* second = openshift ? "kubectl" : "oc";
-  if (kubectl.empty()) kubectl = find_on_path(first).value_or(find_on_path(second).value_or(""));
+  if (kubectl.empty()) kubectl = platform_client(openshift ? "openshift" : "kubernetes");
   std::string oc = fs::path(kubectl).filename() == "oc" ? kubectl : find_on_path("oc").value_or("");
   bool needs_oc = false;
   for (const EnvSteps& env : steps) {

@@ -23,7 +23,7 @@ using Renderer =
 
 struct ApplyRequest {
   std::vector<std::string> plan_dirs;  ///< as given; empty: `plans/` of the repository
-  std::string client;                  ///< --kubectl PATH; "" to search PATH for oc, then kubectl
+  std::string client;  ///< --kubectl PATH; "" for the platform's client on PATH (platform_client)
   bool dry_run = false;
   StepOptions steps;
   Renderer render;

@@ -43,10 +43,11 @@ std::vector<std::string> records_named(Repository& repo, const std::string& name
   return out;
 }
 
-// The client to run; E0703 when there is none.
-std::optional<std::string> client_of(const DestroyRequest& request, Diagnostics& diagnostics) {
+// The client to run, the platform's as apply chooses it; E0703 when there is none.
+std::optional<std::string> client_of(const DestroyRequest& request, const EnvPlan& env,
+                                     Diagnostics& diagnostics) {
   std::string kubectl = request.client;
-  if (kubectl.empty()) kubectl = find_on_path("oc").value_or(find_on_path("kubectl").value_or(""));
+  if (kubectl.empty()) kubectl = platform_client(env.manifest.platform);
   if (!kubectl.empty() || request.dry_run) return kubectl.empty() ? "kubectl" : kubectl;
   diagnostics.report(Code::E0703, {}, "neither `oc` nor `kubectl` is on PATH",
                      "install the client, or pass --kubectl PATH");
@@ -179,7 +180,7 @@ int destroy_env(const DestroyRequest& request, std::ostream& out, Diagnostics& d
                                                                                                 : 1;
     }
     std::optional<EnvSteps> steps = steps_for(*repo, *env, request, diagnostics);
-    std::optional<std::string> client = client_of(request, diagnostics);
+    std::optional<std::string> client = client_of(request, *env, diagnostics);
     if (!steps || !client) return 1;
     return run_destroy(*repo, *env, *steps, request, *client, out, diagnostics);
   } catch (const std::exception& error) {

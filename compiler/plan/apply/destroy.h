@@ -32,7 +32,7 @@ std::set<std::string> shared_kept_at_head(Repository& repo,
 /// `mlenvc destroy ENV`.
 struct DestroyRequest {
   std::string env;     ///< `ENV` or `CLUSTER/ENV`
-  std::string client;  ///< --kubectl PATH; "" to search PATH for oc, then kubectl
+  std::string client;  ///< --kubectl PATH; "" for the platform's client on PATH (platform_client)
   bool dry_run = false;
   StepOptions steps;  ///< timeout, allow_destroy
 };

@@ -11,8 +11,10 @@
 #include "compiler/plan/apply/runner.h"
 #include "compiler/plan/apply/slurm_apply.h"
 #include "compiler/plan/apply/slurm_jobs.h"
+#include "compiler/plan/apply/steps.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/plan_json.h"
+#include "compiler/plan/replace_rules.h"
 
 namespace mlenv::plan {
 namespace {
@@ -149,29 +151,40 @@ void print_results(std::ostream& out, const RunResults& results) {
 
 namespace {
 
+// Rank 0 is the pod of completion index 0 of the run's Indexed Job: the Job controller labels
+// each pod batch.kubernetes.io/job-completion-index, in a JobSet's child Job too.
+std::string rank0_selector(const PlanManifest& env) {
+  std::string kind = "Job";
+  std::string name = env.env;  // the target names the run's workload after the env
+  for (const PlanObject& object : env.objects) {
+    if (is_run_kind(object.kind)) {
+      kind = object.kind;
+      name = object.name;
+    }
+  }
+  return run_pods_selector(kind, name) + ",batch.kubernetes.io/job-completion-index=0";
+}
+
 // Where the result was looked for: the results.json text, or what was found instead.
 struct ResultsSource {
   std::optional<std::string> json;
   std::string note;  ///< when there is no result: the command or file tried and what it gave
 };
 
-// Rank 0's `MLENV_RESULTS` log line: rank 0 is the pod of completion index 0 (an Indexed Job
-// labels its pods with batch.kubernetes.io/job-completion-index). With a selector, kubectl logs
-// prints only the last 10 lines unless --tail says otherwise. nullopt with E0703 when there is
-// no client.
+// Rank 0's `MLENV_RESULTS` log line, through the plan's platform client. nullopt with E0703
+// when there is no client.
 std::optional<ResultsSource> pod_results(const ResultsRequest& request, const PlanManifest& env,
                                          Diagnostics& diagnostics) {
   std::string client = request.client;
-  if (client.empty()) client = find_on_path("oc").value_or(find_on_path("kubectl").value_or(""));
+  if (client.empty()) client = platform_client(env.platform);
   if (client.empty()) {
     diagnostics.report(Code::E0703, {}, "neither `oc` nor `kubectl` is on PATH",
                        "install the client, or pass --kubectl PATH");
     return std::nullopt;
   }
+  // With a selector, kubectl logs prints only the last 10 lines unless --tail says otherwise.
   std::vector<std::string> argv = {
-      client,         "logs", "-n",
-      env.namespace_, "-l",   "job-name=" + env.env + ",batch.kubernetes.io/job-completion-index=0",
-      "--tail=-1"};
+      client, "logs", "-n", env.namespace_, "-l", rank0_selector(env), "--tail=-1"};
   RunResult log = run_command(argv, "", request.timeout_seconds, true);
   ResultsSource found;
   if (!log.timed_out && log.status == 0) found.json = find_results_line(log.output);

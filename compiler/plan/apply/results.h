@@ -48,7 +48,7 @@ void print_results(std::ostream& out, const RunResults& results);
 /// What `mlenvc results` was asked.
 struct ResultsRequest {
   std::string env;     ///< `ENV` or `CLUSTER/ENV`
-  std::string client;  ///< --kubectl PATH; "" to search PATH for oc, then kubectl
+  std::string client;  ///< --kubectl PATH; "" for the platform's client on PATH (platform_client)
   bool json = false;   ///< print the document instead of the table
   int timeout_seconds = 60;
 };

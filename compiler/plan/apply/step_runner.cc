@@ -71,6 +71,9 @@ bool StepRunner::run(const Step& step, const std::string& unit) {
       return build(step);
     case StepKind::WaitJob:
       return wait_job(step);
+    case StepKind::Notice:
+      out_ << printable(step.subject) << '\n';
+      return true;
   }
   return false;
 }
@@ -233,9 +236,10 @@ bool StepRunner::wait_job(const Step& step) {
     }
     if (conditions.count("Failed") != 0) {
       out_ << step.subject << ": Failed\n";
+      const std::string kind = step.args[1] == "jobset" ? "JobSet" : "Job";
       diagnostics_.report(Code::E0713, {}, "run `" + unit_ + "/" + step.subject + "` failed",
-                          "read its logs: `kubectl logs -n " + step.args[4] +
-                              " -l job-name=" + step.args[2] + " --prefix`");
+                          "read its logs: `kubectl logs -n " + step.args[4] + " -l " +
+                              run_pods_selector(kind, step.args[2]) + " --prefix`");
       run_failed_ = true;
       return true;
     }

@@ -6,19 +6,15 @@
 #include "compiler/base/file_system.h"
 #include "compiler/diag/render.h"
 #include "compiler/plan/apply/applyset.h"
+#include "compiler/plan/change.h"
 #include "compiler/plan/differ.h"
+#include "compiler/plan/pod_claims.h"
 #include "compiler/plan/replace_rules.h"
 
 namespace mlenv::plan {
 namespace {
 
 constexpr const char* kPartOf = "applyset.k8s.io/part-of";
-
-// Kinds whose deletion loses data or grants, or that are shared beyond one env.
-bool protected_kind(const std::string& kind) {
-  return kind == "PersistentVolumeClaim" || kind == "PersistentVolume" || kind == "Namespace" ||
-         kind == "SecurityContextConstraints";
-}
 
 std::string object_path(const std::string& dir, const PlanObject& object) {
   return normalize_path(dir + "/" + object.file);
@@ -399,6 +395,30 @@ class EnvStepBuilder {
       if (!allow(address, object, "delete")) continue;
       destroyed_.insert(address);
       out_.steps.push_back(delete_step(object, applied_parent_.id));
+      if (object.kind == "StatefulSet") pod_claims_after(object);
+    }
+  }
+
+  // The claims the StatefulSet's pods were given outlive it (whenDeleted: Retain) and no
+  // record lists them: deleted after it, last ordinal first, only when --allow-destroy names
+  // each (the plan marks them so); otherwise apply says it keeps them.
+  void pod_claims_after(const PlanObject& statefulset) {
+    std::optional<std::string> yaml = env_.applied_files.read(object_path(env_.dir, statefulset));
+    std::optional<PodClaims> claims = yaml ? pod_claims_of(*yaml) : std::nullopt;
+    if (!claims) return;
+    for (const std::string& name : claim_names(*claims, 0, claims->replicas)) {
+      const std::string address = env_.unit + "/PersistentVolumeClaim/" + name;
+      if (options_.allow_destroy.count(address) != 0) {
+        destroyed_.insert(address);
+        out_.steps.push_back(delete_named("persistentvolumeclaims", name));
+        continue;
+      }
+      Step keep;
+      keep.kind = StepKind::Notice;
+      keep.subject = "Keeping PersistentVolumeClaim/" + name + " and its data (a claim of " +
+                     "StatefulSet/" + statefulset.name + "'s pods); " +
+                     allow_destroy_flag(address) + " deletes it";
+      out_.steps.push_back(std::move(keep));
     }
   }
 
@@ -412,11 +432,12 @@ class EnvStepBuilder {
   }
 
   bool allow(const std::string& address, const PlanObject& object, const char* what) {
-    if (!protected_kind(object.kind) && !object.admin && !object.shared) return true;
+    // The plan marks the same objects (change.h): a reviewer sees each refusal coming.
+    if (!needs_allow_destroy(object.kind, object.admin, object.shared)) return true;
     if (options_.allow_destroy.count(address) != 0) return true;
     Diagnostic& d = diagnostics_.report(Code::E0704, {},
                                         std::string("apply would ") + what + " `" + address + "`",
-                                        "pass --allow-destroy=" + address + " to allow it");
+                                        "pass " + allow_destroy_flag(address) + " to allow it");
     d.notes.push_back({object.admin ? "objects in `_admin` may be used by other envs"
                        : object.shared
                            ? "other envs of namespace `" + object.namespace_ + "` may use it"
@@ -475,6 +496,12 @@ class EnvStepBuilder {
 
 std::string shared_key(const PlanObject& object) {
   return object.namespace_ + "/" + object.address;
+}
+
+std::string run_pods_selector(const std::string& kind, const std::string& name) {
+  // JobSetNameKey in kubernetes-sigs/jobset api/jobset/v1alpha2/jobset_types.go labels the
+  // JobSet's Jobs and pods; the Job controller labels an Indexed Job's pods `job-name`.
+  return (kind == "JobSet" ? "jobset.sigs.k8s.io/jobset-name=" : "job-name=") + name;
 }
 
 std::string resource_name(const std::string& api_version, const std::string& kind) {

@@ -29,6 +29,7 @@ enum class StepKind {
   CheckGrant,        ///< `auth can-i use ...`: "no" is E0711
   Build,             ///< read the ImageStreamTag's digest; build first when needed (`then`)
   WaitJob,           ///< poll the Job's or JobSet's conditions until Complete(d) or Failed
+  Notice,            ///< runs nothing: says `subject` (a claim apply keeps) where it stands
 };
 
 /// One command: arguments after the program, its stdin, and how to show that stdin.
@@ -102,13 +103,20 @@ std::optional<EnvSteps> plan_steps(const EnvPlan& env, const StepOptions& option
 /// `mlenvc destroy`): every object of its applied record (`env.applied`) deleted in reverse
 /// apply order, then (plain apply) its Secrets and ApplySet parent. Claims, volumes,
 /// namespaces, admin and shared objects need --allow-destroy (E0704); shared objects in
-/// `options.shared_in_use` are left to the envs that keep them.
+/// `options.shared_in_use` are left to the envs that keep them. The claims a deleted
+/// StatefulSet's pods leave (pod_claims.h) are deleted after it, last ordinal first, only when
+/// --allow-destroy names each; otherwise a Notice says each is kept.
 std::optional<EnvSteps> destroy_steps(const EnvPlan& env, const StepOptions& options,
                                       std::set<std::string>& destroyed, Diagnostics& diagnostics);
 
 /// The JSON member `"image":"<image>"` as object inputs spell it, which the session replaces by
 /// the built digest.
 std::string image_field(const std::string& image);
+
+/// The label selector of every pod of the run `name` whose workload is of `kind`: an Indexed
+/// Job's pods carry `job-name=<job>`; a JobSet's child Job is `<jobset>-node-0`, so its pods are
+/// found by the JobSet's own label `jobset.sigs.k8s.io/jobset-name=<jobset>`.
+std::string run_pods_selector(const std::string& kind, const std::string& name);
 
 /// The resource name kubectl resolves without discovery ("statefulsets.apps").
 std::string resource_name(const std::string& api_version, const std::string& kind);

@@ -4,6 +4,7 @@
 #include "compiler/plan/day2/commands.h"
 #include "compiler/plan/day2/routes.h"
 #include "compiler/plan/day2/slurm_env.h"
+#include "compiler/plan/day2/sync_forward.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -32,6 +33,29 @@ int open_shell(const ShellRequest& request, Diagnostics& diagnostics) {
   return run_attached(session->argv(args));
 }
 
+std::optional<int> forwarded_port(const Session& session, const std::string& service,
+                                  Diagnostics& diagnostics) {
+  const std::map<std::string, int>& ports = session.env().ports;
+  auto it = ports.find(service);
+  if (it != ports.end()) return it->second;
+  Diagnostic& d = diagnostics.report(
+      Code::E0753, {}, "`" + session.env().unit + "` has no port `" + printable(service) + "`",
+      service == "debugpy" ? "set `debug = true` on the env, plan and apply"
+                           : "name one of the env's services");
+  for (const auto& [name, port] : ports)
+    d.notes.push_back({"`" + name + "`: " + std::to_string(port), {}});
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::string>> forward_argv(const Session& session, int port,
+                                                     int local_port, Diagnostics& diagnostics) {
+  std::optional<RankPod> pod = session.running_pod(0, diagnostics);
+  if (!pod) return std::nullopt;
+  const int local = local_port > 0 ? local_port : port;
+  return session.argv({"port-forward", "-n", session.namespace_(), "pod/" + pod->name,
+                       std::to_string(local) + ":" + std::to_string(port)});
+}
+
 int port_forward(const PortForwardRequest& request, Diagnostics& diagnostics) {
   std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics);
   if (!env) return 1;
@@ -43,24 +67,11 @@ int port_forward(const PortForwardRequest& request, Diagnostics& diagnostics) {
   }
   std::optional<Session> session = Session::of(std::move(*env), request.target, diagnostics);
   if (!session) return 1;
-  const std::map<std::string, int>& ports = session->env().ports;
-  auto it = ports.find(request.service);
-  if (it == ports.end()) {
-    Diagnostic& d = diagnostics.report(
-        Code::E0753, {},
-        "`" + session->env().unit + "` has no port `" + printable(request.service) + "`",
-        request.service == "debugpy" ? "set `debug = true` on the env, plan and apply"
-                                     : "name one of the env's services");
-    for (const auto& [name, port] : ports)
-      d.notes.push_back({"`" + name + "`: " + std::to_string(port), {}});
-    return 1;
-  }
-  std::optional<RankPod> pod = session->running_pod(0, diagnostics);
-  if (!pod) return 1;
-  const int local = request.local_port > 0 ? request.local_port : it->second;
-  return run_attached(
-      session->argv({"port-forward", "-n", session->namespace_(), "pod/" + pod->name,
-                     std::to_string(local) + ":" + std::to_string(it->second)}));
+  std::optional<int> port = forwarded_port(*session, request.service, diagnostics);
+  if (!port) return 1;
+  std::optional<std::vector<std::string>> argv =
+      forward_argv(*session, *port, request.local_port, diagnostics);
+  return argv ? run_attached(*argv) : 1;
 }
 
 int show_urls(const Target& target, std::ostream& out, Diagnostics& diagnostics) {

@@ -58,6 +58,21 @@ struct PortForwardRequest {
 /// `mlenvc port-forward ENV [SERVICE]`: localhost:PORT to the port of SERVICE in rank 0's pod.
 int port_forward(const PortForwardRequest& request, Diagnostics& diagnostics);
 
+struct DevSessionRequest {
+  Target target;
+  std::string dir;     ///< local directory whose contents go to /workspace, on every change
+  int local_port = 0;  ///< debugpy's local port; 0: the same as the pod's (5678)
+  int poll_ms = 1000;  ///< how often the directory's files are compared
+  /// Asked before each look at the directory, with SIGINT and SIGTERM: false ends the session.
+  std::function<bool()> keep_watching = [] { return true; };
+};
+/// `mlenvc dev-session ENV DIR`: the seeds' `make dev-session` in one command. Forwards
+/// localhost:5678 to debugpy in rank 0's pod (port-forward, in the background) while it syncs
+/// DIR into /workspace and again on every change (sync --watch), until Ctrl-C or SIGTERM, or
+/// the forward ends; the forward is then stopped (SIGTERM) and waited for. The errors of sync
+/// and port-forward (E0754, E0753, E0752) before anything runs.
+int dev_session(const DevSessionRequest& request, std::ostream& out, Diagnostics& diagnostics);
+
 /// `mlenvc urls ENV`: the URL of each Route of the env.
 int show_urls(const Target& target, std::ostream& out, Diagnostics& diagnostics);
 

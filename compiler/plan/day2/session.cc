@@ -15,13 +15,8 @@ namespace mlenv::plan::day2 {
 
 std::optional<Session> Session::of(AppliedEnv env, const Target& target, Diagnostics& diagnostics) {
   Session session;
-  // OpenShift's client first on OpenShift (`rsync`, builds, Routes); kubectl elsewhere.
-  const bool openshift = env.plan.platform == "openshift";
   session.program_ = target.client;
-  if (session.program_.empty()) {
-    std::optional<std::string> first = find_on_path(openshift ? "oc" : "kubectl");
-    session.program_ = first ? *first : find_on_path(openshift ? "kubectl" : "oc").value_or("");
-  }
+  if (session.program_.empty()) session.program_ = platform_client(env.plan.platform);
   if (session.program_.empty()) {
     diagnostics.report(Code::E0703, {}, "neither `oc` nor `kubectl` is on PATH",
                        "install the client, or pass --kubectl PATH");

@@ -10,6 +10,7 @@
 #include "compiler/plan/apply/runner.h"
 #include "compiler/plan/day2/commands.h"
 #include "compiler/plan/day2/slurm_env.h"
+#include "compiler/plan/day2/sync_forward.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -92,27 +93,28 @@ bool sync_once(const Session& session, const std::string& dir, std::ostream& out
 
 }  // namespace
 
-int sync_workspace(const SyncRequest& request, std::ostream& out, Diagnostics& diagnostics) {
+bool check_sync_dir(const std::string& dir, Diagnostics& diagnostics) {
   std::error_code error;
-  if (!fs::is_directory(request.dir, error)) {
-    diagnostics.report(Code::E0754, {}, "`" + printable(request.dir) + "` is not a directory",
-                       "sync copies a directory's contents into /workspace");
-    return 1;
-  }
-  std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics);
-  if (!env) return 1;
-  if (env->on_slurm()) {
-    return refuse_on_slurm(
-        *env, "sync",
-        "a Slurm job's /workspace is the cluster's `workspace_dir` on its shared "
-        "file system, which this host sees: copy into it with rsync or cp",
-        diagnostics);
-  }
-  std::optional<Session> session = Session::of(std::move(*env), request.target, diagnostics);
-  if (!session) return 1;
-  bool ok = sync_once(*session, request.dir, out, diagnostics);
+  if (fs::is_directory(dir, error)) return true;
+  diagnostics.report(Code::E0754, {}, "`" + printable(dir) + "` is not a directory",
+                     "sync copies a directory's contents into /workspace");
+  return false;
+}
+
+int refuse_sync_on_slurm(const AppliedEnv& env, std::string_view command,
+                         Diagnostics& diagnostics) {
+  return refuse_on_slurm(env, command,
+                         "a Slurm job's /workspace is the cluster's `workspace_dir` on its shared "
+                         "file system, which this host sees: copy into it with rsync or cp",
+                         diagnostics);
+}
+
+int sync_with(const Session& session, const SyncRequest& request, std::ostream& out,
+              Diagnostics& diagnostics) {
+  bool ok = sync_once(session, request.dir, out, diagnostics);
   if (!request.watch) return ok ? 0 : 1;
   out << "Watching " << request.dir << " (Ctrl-C stops)\n";
+  out.flush();
   Fingerprint last = fingerprint(request.dir);
   while (request.keep_watching()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(request.poll_ms));
@@ -120,9 +122,19 @@ int sync_workspace(const SyncRequest& request, std::ostream& out, Diagnostics& d
     if (now == last) continue;
     last = std::move(now);
     // A failed round is reported and the watch goes on: the next change may find the pod back.
-    sync_once(*session, request.dir, out, diagnostics);
+    sync_once(session, request.dir, out, diagnostics);
   }
   return diagnostics.has_errors() ? 1 : 0;
+}
+
+int sync_workspace(const SyncRequest& request, std::ostream& out, Diagnostics& diagnostics) {
+  if (!check_sync_dir(request.dir, diagnostics)) return 1;
+  std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics);
+  if (!env) return 1;
+  if (env->on_slurm()) return refuse_sync_on_slurm(*env, "sync", diagnostics);
+  std::optional<Session> session = Session::of(std::move(*env), request.target, diagnostics);
+  if (!session) return 1;
+  return sync_with(*session, request, out, diagnostics);
 }
 
 }  // namespace mlenv::plan::day2
