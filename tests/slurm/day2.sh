@@ -89,6 +89,8 @@ grep -qx "shell on n2 in job $sleeper" shell.out || { cat shell.out; fail "shell
 # sync reaches into pods: a clear error on Slurm.
 if "$mlenvc" sync sleeper . >sync.out 2>&1; then fail "sync succeeded on Slurm"; fi
 grep -qF "$(cat "$expected")" sync.out || { cat sync.out; fail "sync's E0755"; }
+if "$mlenvc" dev-session sleeper . >dev.out 2>&1; then fail "dev-session succeeded on Slurm"; fi
+grep -q 'error\[E0755\]: `mlenvc dev-session`' dev.out || { cat dev.out; fail "dev-session's E0755"; }
 
 # results: rank 0 of the acceptance run wrote results.json beside the job's logs. The test
 # cluster has no GPU (and this mlenv-boot may have no NCCL), so the result is an error, shown as
