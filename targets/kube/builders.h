@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "targets/common/boot_json.h"
 #include "targets/common/env_layout.h"
 #include "targets/common/object.h"
 
@@ -29,23 +30,10 @@ std::vector<Object> shared_claims(const EnvLayout& layout);
 /// The StatefulSet's volumeClaimTemplates (`per_pod` storage mode); empty for `rwx`.
 Value claim_templates(const EnvLayout& layout);
 
-/// Where mlenv-boot finds its rank and rank 0 (boot.json `rank` and `rendezvous`): the target
-/// knows how its scheduler names pods and ranks them; the runtime assumes nothing.
-struct BootPlacement {
-  std::string rank_env;  ///< the variable holding the node rank; "" for the hostname's ordinal
-  std::string rendezvous_host;      ///< rank 0's address, or "" when `rendezvous_host_env`
-  std::string rendezvous_host_env;  ///< the variable holding rank 0's address
-  /// mlenv-boot runs on a host, not in a container: there is no /workspace or /run/mlenv, so
-  /// it writes no shell environment, hostfile or `.deepspeed_env` (a Slurm env without image).
-  bool on_host = false;
-};
-
 /// The placement of a StatefulSet (rank from the hostname ordinal) or an Indexed Job
 /// (JOB_COMPLETION_INDEX): rank 0 is `<workload>-0.<headless>.<namespace>.svc` for both.
 BootPlacement pod_placement(const EnvLayout& layout);
 
-/// The boot.json document (runtime/BOOT_CONFIG.md, format version 3).
-std::string boot_json(const EnvLayout& layout, const BootPlacement& placement);
 /// The ConfigMap `<env>-boot` holding boot.json.
 Object boot_config_map(const EnvLayout& layout, const std::string& boot_json);
 

@@ -12,8 +12,8 @@ EnvOutput env_output(const EnvLayout& layout, const std::vector<Object>& objects
                      std::vector<EnvFile> files, const PlanSteps& steps, const PlanContext& context,
                      bool tree) {
   EnvOutput out;
-  std::vector<kube::PlannedObject> planned;
-  std::vector<kube::PlannedFile> listed;
+  std::vector<PlannedObject> planned;
+  std::vector<PlannedFile> listed;
   std::vector<std::string> resources;
   for (const Object& o : objects) {
     std::string file = o.file_name();
@@ -43,7 +43,7 @@ EnvOutput env_output(const EnvLayout& layout, const std::vector<Object>& objects
     std::sort(listed.begin(), listed.end(),
               [](const auto& a, const auto& b) { return a.path < b.path; });
     out.files.push_back(
-        {layout.dir + "/plan.json", kube::plan_json(layout, context, planned, listed, steps)});
+        {layout.dir + "/plan.json", plan_json(layout, context, planned, listed, steps)});
   }
 
   return out;

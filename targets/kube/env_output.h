@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "targets/common/assembly.h"
-#include "targets/kube/plan_json.h"
+#include "targets/common/plan_json.h"
 
 namespace mlenv::target::kube {
 

@@ -51,14 +51,14 @@ Object workload(const EnvLayout& layout) {
   return o;
 }
 
-kube::BootPlacement placement(const EnvLayout& layout) {
+BootPlacement placement(const EnvLayout& layout) {
   if (!layout.is_job) return kube::pod_placement(layout);
   return {"JOB_COMPLETION_INDEX", kube::jobset_rank0_host(layout), ""};
 }
 
 // What apply does besides applying objects: build and push the image, then wait (PLAN_JSON.md).
-kube::PlanSteps plan_steps(const EnvLayout& layout) {
-  kube::PlanSteps steps;
+PlanSteps plan_steps(const EnvLayout& layout) {
+  PlanSteps steps;
   Value& push = steps.actions.push(Value::map());
   push.set("action", "push");
   push.set("after", "ServiceAccount/" + layout.service_account);
@@ -118,10 +118,10 @@ void check_env(const EnvLayout& layout, Diagnostics& diagnostics) {
   kube::check_ports(layout, diagnostics);
 }
 
-EnvOutput render_env(const EnvLayout& layout, const kube::PlanContext& context, bool tree) {
+EnvOutput render_env(const EnvLayout& layout, const PlanContext& context, bool tree) {
   Diagnostics diagnostics;
   check_env(layout, diagnostics);
-  std::string boot = kube::boot_json(layout, placement(layout));
+  std::string boot = boot_json(layout, placement(layout));
   std::vector<Object> objects = env_objects(layout, boot);
   kube::check_rails(layout, objects, diagnostics);
   const std::string build = "podman build -f " + layout.dir + "/Dockerfile -t " +
@@ -175,18 +175,17 @@ std::vector<std::string> KubernetesTarget::check(const ir::Program& program,
 Output KubernetesTarget::render(const ir::Program& program, Diagnostics& diagnostics,
                                 Scope scope) const {
   const bool tree = scope == Scope::Tree;
-  kube::PlanContext context;
+  PlanContext context;
   context.platform = "kubernetes";
   context.source = program.source;
-  if (tree) context.inputs = kube::plan_inputs(program.inputs);
+  if (tree) context.inputs = plan_inputs(program.inputs);
   const std::size_t n = program.envs.size();
   std::vector<EnvLayout> layouts;
   layouts.reserve(n);
   for (const ir::Env& env : program.envs) layouts.push_back(make_layout(env));
   std::vector<EnvOutput> rendered(n);
   parallel_for(n, [&](std::size_t i) { rendered[i] = render_env(layouts[i], context, tree); });
-  return assemble(layouts, std::move(rendered), tree, diagnostics,
-                  {kube::program_inputs_file(context)});
+  return assemble(layouts, std::move(rendered), tree, diagnostics, {program_inputs_file(context)});
 }
 
 }  // namespace mlenv::target::kubernetes

@@ -87,8 +87,8 @@ std::vector<std::string> OpenShiftTarget::check(const ir::Program& program,
 namespace {
 
 // What apply does for the env besides applying objects (PLAN_JSON.md).
-kube::PlanSteps plan_steps(const EnvLayout& layout) {
-  kube::PlanSteps steps;
+PlanSteps plan_steps(const EnvLayout& layout) {
+  PlanSteps steps;
   if (!layout.services.empty()) {
     Value& secret = steps.secrets.push(Value::map());
     secret.set("name", cookie_secret_name(layout));
@@ -138,14 +138,14 @@ std::vector<Note> env_notes(const EnvLayout& layout) {
 
 EnvOutput render_env(const EnvLayout& layout,
                      const std::map<std::string, std::string>& account_annotations,
-                     const kube::PlanContext& context, bool tree) {
+                     const PlanContext& context, bool tree) {
   const ir::Env& env = *layout.env;
   Diagnostics diagnostics;
   kube::check_pinned_image(env, diagnostics);
   check_exposure(env, diagnostics);
   kube::check_names(layout, diagnostics);
   check_layout(layout, diagnostics);
-  std::string boot = kube::boot_json(layout, kube::pod_placement(layout));
+  std::string boot = boot_json(layout, kube::pod_placement(layout));
   std::vector<Object> objects = env_objects(layout, boot, account_annotations);
   kube::check_rails(layout, objects, diagnostics);
   check_routes(env, objects, diagnostics);
@@ -166,10 +166,10 @@ EnvOutput render_env(const EnvLayout& layout,
 Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnostics,
                                Scope scope) const {
   const bool tree = scope == Scope::Tree;
-  kube::PlanContext context;
+  PlanContext context;
   context.platform = "openshift";
   context.source = program.source;
-  if (tree) context.inputs = kube::plan_inputs(program.inputs);
+  if (tree) context.inputs = plan_inputs(program.inputs);
 
   // Envs sharing a ServiceAccount share its redirect annotations: each env's SA carries all.
   const std::size_t n = program.envs.size();
@@ -197,8 +197,7 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
                    context, tree);
   });
 
-  return assemble(layouts, std::move(rendered), tree, diagnostics,
-                  {kube::program_inputs_file(context)});
+  return assemble(layouts, std::move(rendered), tree, diagnostics, {program_inputs_file(context)});
 }
 
 }  // namespace mlenv::target::openshift

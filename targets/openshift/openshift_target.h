@@ -16,7 +16,7 @@ class OpenShiftTarget : public Target {
 };
 
 /// The objects of one env in apply order (cluster-scoped ones included, marked `admin`);
-/// `boot_json` is the env's bootstrap config (kube::boot_json), which its ConfigMap holds;
+/// `boot_json` is the env's bootstrap config (boot_json), which its ConfigMap holds;
 /// `account_annotations` go on its ServiceAccount (the OAuth redirects of every env using it).
 std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot_json,
                                 const std::map<std::string, std::string>& account_annotations);

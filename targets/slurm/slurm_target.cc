@@ -5,9 +5,9 @@
 #include "compiler/base/parallel.h"
 #include "compiler/base/sha256.h"
 #include "targets/common/assembly.h"
+#include "targets/common/boot_json.h"
 #include "targets/common/dockerfile.h"
-#include "targets/kube/builders.h"
-#include "targets/kube/plan_json.h"
+#include "targets/common/plan_json.h"
 #include "targets/slurm/sbatch.h"
 
 namespace mlenv::target::slurm {
@@ -99,8 +99,8 @@ void check_script_values(const ir::Env& env, Diagnostics& diagnostics) {
 }
 
 // apply submits the script (PLAN_JSON.md): the env has no objects, so after nothing.
-kube::PlanSteps plan_steps(const ir::Env& env) {
-  kube::PlanSteps steps;
+PlanSteps plan_steps(const ir::Env& env) {
+  PlanSteps steps;
   Value& submit = steps.actions.push(Value::map());
   submit.set("action", "submit");
   submit.set("after", "");
@@ -127,28 +127,28 @@ std::string image_note(const EnvLayout& layout) {
 
 // Where mlenv-boot finds its rank and rank 0 on Slurm: SLURM_NODEID, and the NodeAddr of the
 // job's first node, which the script exports.
-kube::BootPlacement placement(const ir::Env& env) {
-  kube::BootPlacement p;
+BootPlacement placement(const ir::Env& env) {
+  BootPlacement p;
   p.rank_env = "SLURM_NODEID";
   p.rendezvous_host_env = "MLENV_RDZV_HOST";
   p.on_host = env.on_host;
   return p;
 }
 
-EnvOutput render_env(const EnvLayout& layout, const kube::PlanContext& context, bool tree) {
+EnvOutput render_env(const EnvLayout& layout, const PlanContext& context, bool tree) {
   const ir::Env& env = *layout.env;
   EnvOutput out;
   check_script_values(env, out.diagnostics);
   check_ports(env, out.diagnostics);
   if (!env.on_host) out.notes.push_back({layout.dir, image_note(layout)});
   if (!tree || out.diagnostics.has_errors()) return out;
-  std::vector<kube::PlannedFile> listed;
+  std::vector<PlannedFile> listed;
   auto add_file = [&](std::string name, std::string bytes) {
     listed.push_back({name, sha256_hex(bytes)});
     out.files.push_back({layout.dir + "/" + name, std::move(bytes)});
   };
   add_file(script_name(env), batch_script(batch_job(layout)));
-  add_file("boot.json", kube::boot_json(layout, placement(env)));
+  add_file("boot.json", boot_json(layout, placement(env)));
   // Slurm does not create the directory of --output; this file makes it part of the tree and
   // keeps the job logs out of git.
   add_file(std::string(kLogsDir) + "/.gitignore", "*\n!.gitignore\n");
@@ -156,7 +156,7 @@ EnvOutput render_env(const EnvLayout& layout, const kube::PlanContext& context, 
   std::sort(listed.begin(), listed.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });
   out.files.push_back(
-      {layout.dir + "/plan.json", kube::plan_json(layout, context, {}, listed, plan_steps(env))});
+      {layout.dir + "/plan.json", plan_json(layout, context, {}, listed, plan_steps(env))});
   return out;
 }
 
@@ -182,10 +182,10 @@ std::vector<std::string> SlurmTarget::check(const ir::Program& program,
 Output SlurmTarget::render(const ir::Program& program, Diagnostics& diagnostics,
                            Scope scope) const {
   const bool tree = scope == Scope::Tree;
-  kube::PlanContext context;
+  PlanContext context;
   context.platform = "slurm";
   context.source = program.source;
-  if (tree) context.inputs = kube::plan_inputs(program.inputs);
+  if (tree) context.inputs = plan_inputs(program.inputs);
   const std::size_t n = program.envs.size();
   std::vector<EnvLayout> layouts;
   layouts.reserve(n);
@@ -195,8 +195,7 @@ Output SlurmTarget::render(const ir::Program& program, Diagnostics& diagnostics,
     rendered[i] = render_env(layouts[i], context, tree);
     if (layouts[i].env->on_host) rendered[i].notes.push_back({"", kHostNote});
   });
-  return assemble(layouts, std::move(rendered), tree, diagnostics,
-                  {kube::program_inputs_file(context)});
+  return assemble(layouts, std::move(rendered), tree, diagnostics, {program_inputs_file(context)});
 }
 
 }  // namespace mlenv::target::slurm

@@ -46,7 +46,7 @@ TEST_CASE("E0503: a Route that reaches debugpy is refused", "[rules]") {
   ir::Env e = barcelona_env();
   target::EnvLayout layout = target::make_layout(e);
   std::vector<target::Object> objects = target::openshift::env_objects(
-      layout, target::kube::boot_json(layout, target::kube::pod_placement(layout)), {});
+      layout, target::boot_json(layout, target::kube::pod_placement(layout)), {});
   Diagnostics clean;
   target::openshift::check_routes(e, objects, clean);
   CHECK(clean.all().empty());

@@ -1,4 +1,4 @@
-#include "targets/kube/plan_json.h"
+#include "targets/common/plan_json.h"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 #include "compiler/base/version.h"
 #include "targets/common/json_writer.h"
 
-namespace mlenv::target::kube {
+namespace mlenv::target {
 namespace {
 
 // The env's declaration after merging, as lines of `key=value` in a fixed order: what its
@@ -198,4 +198,4 @@ std::string plan_json(const EnvLayout& layout, const PlanContext& context,
   return to_json_file(doc);
 }
 
-}  // namespace mlenv::target::kube
+}  // namespace mlenv::target

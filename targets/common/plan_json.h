@@ -10,7 +10,7 @@
 #include "targets/common/value.h"
 #include "targets/target.h"
 
-namespace mlenv::target::kube {
+namespace mlenv::target {
 
 /// An object as the plan records it: where it was written and the hash of its bytes.
 struct PlannedObject {
@@ -27,7 +27,7 @@ struct PlannedFile {
 
 /// The program-wide part of every plan.json.
 struct PlanContext {
-  std::string platform;  ///< the cluster's platform, "openshift" or "kubernetes"
+  std::string platform;  ///< the cluster's platform: "openshift", "kubernetes" or "slurm"
   std::string source;    ///< the root .mlenv file as given to the compiler
   Value inputs;          ///< [{path, sha256}] sorted by path, computed once per program
 };
@@ -60,4 +60,4 @@ std::string plan_json(const EnvLayout& layout, const PlanContext& context,
                       const std::vector<PlannedObject>& objects,
                       const std::vector<PlannedFile>& files, const PlanSteps& steps);
 
-}  // namespace mlenv::target::kube
+}  // namespace mlenv::target
