@@ -72,8 +72,8 @@ EnvLayout make_layout(const ir::Env& env) {
   // Which admission lets such a container in is the target's: an SCC on OpenShift
   // (openshift::env_scc), the namespace's Pod Security level on Kubernetes.
   l.root_with_ipc_lock = rdma && !env.cluster.security.unlimited_memlock;
-  l.image_stream = env.name;
-  l.image_tag = l.image_stream + ":" + env.image.tag;
+  l.image_name = env.name;
+  l.image_tag = l.image_name + ":" + env.image.tag;
   l.shared_service_account = !env.cluster.security.service_account.empty();
   for (ir::Service s : env.services) l.services.push_back(exposed(s, env.name));
   l.labels = env.labels;

@@ -45,9 +45,10 @@ struct EnvLayout {
   /// The env's pods get an RDMA device through attachments (annotation, resources, podinfo).
   bool rdma_attached = false;
   std::string job_token_secret;  ///< optional Secret holding MLENV_JOB_TOKEN
-  /// ImageStream and BuildConfig: the env's own (its Dockerfile adds the env's tools).
-  std::string image_stream;
-  std::string image_tag;  ///< `<image_stream>:<image tag>`
+  /// The env's own image (its Dockerfile adds the env's tools): OpenShift's ImageStream and
+  /// BuildConfig, the repository under `image.registry` elsewhere.
+  std::string image_name;
+  std::string image_tag;  ///< `<image_name>:<image tag>`
   /// The ServiceAccount is the cluster's (`security.service_account`), shared by its envs.
   bool shared_service_account = false;
   std::vector<ExposedService> services;

@@ -8,7 +8,7 @@ std::string internal_image(const EnvLayout& layout) {
 }
 
 Object image_stream(const EnvLayout& layout) {
-  Object o = make_object("image.openshift.io/v1", "ImageStream", layout.image_stream,
+  Object o = make_object("image.openshift.io/v1", "ImageStream", layout.image_name,
                          layout.namespace_name, layout.labels);
   o.order = ApplyOrder::Image;
   o.body.set("spec", Value::map()).set("lookupPolicy", Value::map()).set("local", true);
@@ -16,7 +16,7 @@ Object image_stream(const EnvLayout& layout) {
 }
 
 Object build_config(const EnvLayout& layout) {
-  Object o = make_object("build.openshift.io/v1", "BuildConfig", layout.image_stream,
+  Object o = make_object("build.openshift.io/v1", "BuildConfig", layout.image_name,
                          layout.namespace_name, layout.labels);
   o.order = ApplyOrder::Build;
   Value& spec = o.body.set("spec", Value::map());

@@ -102,8 +102,8 @@ PlanSteps plan_steps(const EnvLayout& layout) {
   }
   Value& build = steps.actions.push(Value::map());
   build.set("action", "build");
-  build.set("after", "BuildConfig/" + layout.image_stream);
-  build.set("build_config", layout.image_stream);
+  build.set("after", "BuildConfig/" + layout.image_name);
+  build.set("build_config", layout.image_name);
   build.set("image_stream_tag", layout.image_tag);
   build.set("image", internal_image(layout));
   Value& wait = steps.actions.push(Value::map());
@@ -153,7 +153,7 @@ EnvOutput render_env(const EnvLayout& layout,
   EnvOutput out = kube::env_output(
       layout, objects,
       {{"Dockerfile",
-        dockerfile(layout, "oc start-build " + layout.image_stream + " --from-dir=<output root>")},
+        dockerfile(layout, "oc start-build " + layout.image_name + " --from-dir=<output root>")},
        {"boot.json", std::move(boot)}},
       plan_steps(layout), context, tree);
   out.diagnostics = std::move(diagnostics);
