@@ -40,19 +40,33 @@ std::string sha256_hex(std::string_view bytes) {
   return out;
 }
 
-std::array<unsigned char, 20> git_blob_sha1(std::string_view bytes) {
+namespace {
+
+// SHA-1 of the concatenation of `parts`.
+std::array<unsigned char, 20> sha1_of(std::initializer_list<std::string_view> parts) {
   thread_local Digest digest("SHA1");
-  std::string header = "blob " + std::to_string(bytes.size());
   std::array<unsigned char, 20> id{};
   unsigned int size = 0;
-  // The header's terminating NUL is part of what git hashes.
-  if (!digest.md || !digest.ctx || !EVP_DigestInit_ex2(digest.ctx, digest.md, nullptr) ||
-      !EVP_DigestUpdate(digest.ctx, header.c_str(), header.size() + 1) ||
-      !EVP_DigestUpdate(digest.ctx, bytes.data(), bytes.size()) ||
-      !EVP_DigestFinal_ex(digest.ctx, id.data(), &size) || size != id.size()) {
+  bool ok = digest.md && digest.ctx && EVP_DigestInit_ex2(digest.ctx, digest.md, nullptr);
+  for (std::string_view part : parts) {
+    ok = ok && EVP_DigestUpdate(digest.ctx, part.data(), part.size());
+  }
+  if (!ok || !EVP_DigestFinal_ex(digest.ctx, id.data(), &size) || size != id.size()) {
     throw std::runtime_error("SHA-1 is not available from OpenSSL's libcrypto");
   }
   return id;
+}
+
+}  // namespace
+
+std::array<unsigned char, 20> sha1(std::string_view bytes) {
+  return sha1_of({bytes});
+}
+
+std::array<unsigned char, 20> git_blob_sha1(std::string_view bytes) {
+  std::string header = "blob " + std::to_string(bytes.size());
+  // The header's terminating NUL is part of what git hashes.
+  return sha1_of({std::string_view(header.c_str(), header.size() + 1), bytes});
 }
 
 }  // namespace mlenv

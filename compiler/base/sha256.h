@@ -11,6 +11,9 @@ namespace mlenv {
 /// The SHA-256 digest of `bytes` as 64 lower-case hex characters.
 std::string sha256_hex(std::string_view bytes);
 
+/// The SHA-1 digest of `bytes` (git's pack and index checksums).
+std::array<unsigned char, 20> sha1(std::string_view bytes);
+
 /// The id git gives a blob holding `bytes`: SHA-1 of `blob <size>\0` and the bytes. OpenSSL's
 /// SHA-1 uses the CPU's SHA extensions, several times faster than the collision-detecting
 /// SHA-1 libgit2 hashes with, and gives the same id for every input that is not a crafted

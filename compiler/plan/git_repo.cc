@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "compiler/plan/pack_file.h"
+
 namespace mlenv::plan {
 namespace {
 
@@ -216,49 +218,55 @@ std::unique_ptr<Repository> Repository::in_memory() const {
   return out;
 }
 
-void Repository::pack_new_trees(const ObjectId& tree, git_packbuilder* packer) const {
+void Repository::collect_new_trees(const ObjectId& tree, std::vector<ObjectId>& out) const {
   git_oid oid = to_oid(tree);
   if (mempack_->exists(mempack_, &oid) == 0) return;  // on disk already, with all it holds
-  check(git_packbuilder_insert(packer, &oid, nullptr), "packing a tree");
+  out.push_back(tree);
   TreePtr object;
   check(git_tree_lookup(&object.ptr, repo_, &oid), "reading a tree");
   for (std::size_t i = 0; i < git_tree_entrycount(object.ptr); ++i) {
     const git_tree_entry* entry = git_tree_entry_byindex(object.ptr, i);
     if (git_tree_entry_type(entry) == GIT_OBJECT_TREE)
-      pack_new_trees(from_oid(*git_tree_entry_id(entry)), packer);
+      collect_new_trees(from_oid(*git_tree_entry_id(entry)), out);
   }
 }
 
 // git_mempack_dump packs only commits, each with every object of its tree; the plan packs
-// exactly the blobs and trees it wrote.
+// exactly the blobs and trees it wrote (pack_file.h: whole, without libgit2's delta search).
 void Repository::write_pack() {
-  git_packbuilder* packer = nullptr;
-  check(git_packbuilder_new(&packer, repo_), "creating a pack");
-  git_buf pack = GIT_BUF_INIT;
+  std::vector<ObjectId> trees;
+  for (const ObjectId& tree : new_trees_) collect_new_trees(tree, trees);
   git_odb* odb = nullptr;
-  git_odb_writepack* writer = nullptr;
-  git_indexer_progress progress{};
+  check(git_repository_odb(&odb, repo_), "opening the object database");
+  std::vector<git_odb_object*> read;
+  std::vector<PackObject> objects;
   int code = 0;
-  try {
-    for (const ObjectId& blob : new_blobs_) {
-      git_oid oid = to_oid(blob);
-      check(git_packbuilder_insert(packer, &oid, nullptr), "packing a blob");
+  auto add = [&](const ObjectId& id, PackObject::Type type) {
+    git_oid oid = to_oid(id);
+    git_odb_object* object = nullptr;
+    if (code == 0) code = git_odb_read(&object, odb, &oid);
+    if (code != 0) return;
+    read.push_back(object);
+    objects.push_back(
+        {id,
+         type,
+         {static_cast<const char*>(git_odb_object_data(object)), git_odb_object_size(object)}});
+  };
+  for (const ObjectId& blob : new_blobs_) add(blob, PackObject::Type::Blob);
+  for (const ObjectId& tree : trees) add(tree, PackObject::Type::Tree);
+  std::string error;
+  if (code == 0) {
+    try {
+      write_pack_files(std::string(git_repository_path(repo_)) + "objects/pack",
+                       build_pack(std::move(objects)));
+    } catch (const std::exception& e) {
+      error = e.what();
     }
-    for (const ObjectId& tree : new_trees_) pack_new_trees(tree, packer);
-    code = git_packbuilder_write_buf(&pack, packer);
-  } catch (...) {
-    git_packbuilder_free(packer);
-    throw;
   }
-  git_packbuilder_free(packer);
-  if (code == 0) code = git_repository_odb(&odb, repo_);
-  if (code == 0) code = git_odb_write_pack(&writer, odb, nullptr, nullptr);
-  if (code == 0) code = writer->append(writer, pack.ptr, pack.size, &progress);
-  if (code == 0) code = writer->commit(writer, &progress);
-  if (writer != nullptr) writer->free(writer);
+  for (git_odb_object* object : read) git_odb_object_free(object);
   git_odb_free(odb);
-  git_buf_dispose(&pack);
-  check(code, "writing the pack");
+  check(code, "reading a new object");
+  if (!error.empty()) throw GitError("writing the pack: " + error, -1);
   new_blobs_.clear();
   new_trees_.clear();
   check(git_mempack_reset(mempack_), "clearing the in-memory object store");

@@ -114,7 +114,7 @@ class Repository {
   explicit Repository(git_repository* repo) : repo_(repo) {}
   git_repository* repo_;
   /// Packs the trees under `tree` that the in-memory store holds, and their new subtrees.
-  void pack_new_trees(const ObjectId& tree, git_packbuilder* packer) const;
+  void collect_new_trees(const ObjectId& tree, std::vector<ObjectId>& out) const;
 
   git_odb_backend* mempack_ = nullptr;  ///< owned by the repository's object database
   std::vector<ObjectId> new_blobs_;     ///< blobs written to the in-memory store

@@ -15,6 +15,14 @@ git add cluster.mlenv && git commit -qm sources
 
 export MLENV_E2E_TOKEN=tok-canary-93b1f0
 "$mlenvc" plan cluster.mlenv > first.out 2> first.err || fail "first plan"
+# The plan's objects arrive as one pack mlenvc writes itself (compiler/plan/pack_file.h): git
+# reads it as its own (gitformat-pack(5)): every object whole and hashed right, the index true.
+git fsck --full --strict 2> fsck.err || { cat fsck.err; fail "git fsck of the plan's pack"; }
+for idx in .git/objects/pack/*.idx; do
+  git verify-pack "$idx" || fail "git verify-pack $idx"
+done
+[ "$(git cat-file -p HEAD:plans/barcelona/ml-dev-env/boot.json)" = "$(cat plans/barcelona/ml-dev-env/boot.json)" ] ||
+  fail "boot.json in the commit differs from the work tree"
 grep -q '^  + barcelona/ml-dev-env/StatefulSet/ml-dev-env$' first.out || fail "StatefulSet not created"
 grep -q '^note: the platform team applies barcelona/_admin/ once (mlenvc apply --admin)' first.err ||
   fail "no note for the platform team"
