@@ -10,9 +10,11 @@
 # move a ref behind apply's back).
 PATH=/usr/bin:/bin
 log="${MLENV_FAKE_LOG:?}"
-printf 'argv: %s' "$(basename "$0")" >> "$log"
-for a in "$@"; do printf ' %s' "$a" >> "$log"; done
-printf '\n' >> "$log"
+# One write per call line (O_APPEND): calls running side by side (dev-session's port-forward
+# beside its sync) never mix their lines.
+line="argv: $(basename "$0")"
+for a in "$@"; do line="$line $a"; done
+printf '%s\n' "$line" >> "$log"
 case " $* " in
   *" -f - "*) printf 'stdin: ' >> "$log"; cat >> "$log"; printf '\n' >> "$log" ;;
   *"=/dev/stdin "*) hex=$(od -An -tx1 -v | tr -d ' \n')
