@@ -95,9 +95,7 @@ void render_text(std::ostream& out, const SourceManager& sources, const Diagnost
   }
 }
 
-std::string json_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
+void append_json_escaped(std::string& out, std::string_view text) {
   for (char c : text) {
     switch (c) {
       case '"':
@@ -125,6 +123,12 @@ std::string json_escape(std::string_view text) {
         }
     }
   }
+}
+
+std::string json_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  append_json_escaped(out, text);
   return out;
 }
 

@@ -15,6 +15,8 @@ void render_json(std::ostream& out, const SourceManager& sources, const Diagnost
 /// Escapes a string for inclusion in JSON (without the surrounding quotes); control
 /// characters and DEL become `\uXXXX`.
 std::string json_escape(std::string_view text);
+/// ... appended to `out` (no temporary string: plan.json and boot.json of a fleet are many).
+void append_json_escaped(std::string& out, std::string_view text);
 
 /// `text` safe to show on a terminal or in a commit message: control characters (C0, DEL and
 /// C1, including ESC and CR, which could rewrite what was printed before) become `\u00XX`;

@@ -239,7 +239,7 @@ int run_plan(const Args& args) {
       render(workdir.string(), report.source, parsed->json, read);
   if (!output) return 1;
   std::optional<plan::PlanDiff> diff =
-      session->diff(plan::tree_from_output(*output), report.source, diagnostics);
+      session->diff(plan::tree_from_files(std::move(output->files)), report.source, diagnostics);
   if (!diff) {
     print(diagnostics, parsed->json);
     return 1;

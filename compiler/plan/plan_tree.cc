@@ -37,15 +37,19 @@ std::optional<std::string> PlanTree::read(const std::string& path) const {
   return loader_(entry->id);
 }
 
-PlanTree tree_from_output(const target::Output& output) {
+PlanTree tree_from_files(std::vector<target::File> files) {
   // Hashing is most of the work (a fleet's plan is tens of megabytes): on every core.
-  std::vector<BlobId> ids(output.files.size());
-  parallel_for(ids.size(), [&](std::size_t i) { ids[i] = hash_blob(output.files[i].content); });
+  std::vector<BlobId> ids(files.size());
+  parallel_for(ids.size(), [&](std::size_t i) { ids[i] = hash_blob(files[i].content); });
   PlanTree tree;
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    tree.add(output.files[i].path, output.files[i].content, ids[i]);
+    tree.add(std::move(files[i].path), std::move(files[i].content), ids[i]);
   }
   return tree;
+}
+
+PlanTree tree_from_output(const target::Output& output) {
+  return tree_from_files(output.files);
 }
 
 std::string_view unit_of(std::string_view path) {

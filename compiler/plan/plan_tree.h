@@ -50,6 +50,8 @@ class PlanTree {
 
 /// The files a target rendered, as a plan tree.
 PlanTree tree_from_output(const target::Output& output);
+/// ... from the files themselves, taking their bytes without a copy.
+PlanTree tree_from_files(std::vector<target::File> files);
 
 /// The unit a path belongs to: its first two segments (`<cluster>/<env>` or `<cluster>/_admin`),
 /// or "" for a path with fewer than three segments or under a shared top-level directory

@@ -7,7 +7,7 @@ namespace {
 
 void append_string(std::string& out, const std::string& s) {
   out += '"';
-  out += json_escape(s);
+  append_json_escaped(out, s);
   out += '"';
 }
 

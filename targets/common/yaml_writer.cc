@@ -12,6 +12,10 @@ bool is_digit(char c) {
 
 // Words YAML 1.1 resolves to booleans or null (1.2 core is a subset of these).
 bool is_reserved_word(std::string_view s) {
+  // Most keys and values are short words ("kind", "spec"): rule them out by the first letter.
+  if (s.empty() || std::string_view("yYnNtTfFoO~=<.").find(s.front()) == std::string_view::npos) {
+    return false;
+  }
   static constexpr std::array<std::string_view, 31> kWords = {
       "y",    "Y",    "yes",   "Yes",   "YES",   "n",  "N",    "no",   "No",  "NO",  "true",
       "True", "TRUE", "false", "False", "FALSE", "on", "On",   "ON",   "off", "Off", "OFF",
@@ -159,7 +163,9 @@ bool fits_literal_block(std::string_view s) {
       continue;
     }
     unsigned char u = static_cast<unsigned char>(s[i]);
-    if ((u < 0x20 && s[i] != '\t') || u == 0x7f || unsafe_sequence(s, i)) return false;
+    if ((u < 0x20 && s[i] != '\t') || u == 0x7f || (u >= 0xC2 && unsafe_sequence(s, i))) {
+      return false;
+    }
   }
   return true;
 }
@@ -284,7 +290,7 @@ bool yaml_needs_quotes(std::string_view s) {
   }
   for (std::size_t i = 0; i < s.size(); ++i) {
     unsigned char u = static_cast<unsigned char>(s[i]);
-    if (u < 0x20 || u == 0x7f || unsafe_sequence(s, i)) return true;
+    if (u < 0x20 || u == 0x7f || (u >= 0xC2 && unsafe_sequence(s, i))) return true;
     if (s[i] == ':' && i + 1 < s.size() && s[i + 1] == ' ') return true;
     if (s[i] == '#' && i > 0 && s[i - 1] == ' ') return true;
   }
