@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compiler/base/file_system.h"
+#include "compiler/check/rules_hygiene.h"
 #include "compiler/check/types.h"
 #include "compiler/check/value.h"
 #include "compiler/diag/diagnostic.h"
@@ -100,6 +101,7 @@ class Checker {
   /// Platform findings about a cluster or image already reported (every env using it would
   /// repeat them), by source place and field.
   std::set<std::string> reported_platform_;
+  CheckedValues checked_values_;  ///< image values every env shares, checked once
   /// Bytes of values built so far (strings, and the lists and blocks copied on write), held
   /// to limits::kMaxValueBytes so that memory is bounded by the input.
   /// Failures reported elsewhere (a use of a failed import, whose E0201 explains it): they

@@ -418,7 +418,7 @@ void check_command(const EnvView& v, Diagnostics& diagnostics) {
 }  // namespace
 
 void Checker::check_rules(const Value& env, const DeclState& state) {
-  check_hygiene(env, diagnostics_);
+  check_hygiene(env, checked_values_, diagnostics_);
   const Value* cluster = env.get("cluster");
   const Value* rdma = get_path(cluster, {"network", "rdma"});
   const std::string& name = state.decl->name.name;

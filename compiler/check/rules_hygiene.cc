@@ -57,14 +57,18 @@ const Pattern& env_key() {
   return p;
 }
 
-void check_image(const Value& image, Diagnostics& diagnostics) {
-  if (const Value* from = image.get("from"); from && !image_reference().matches(from->text)) {
+// An image's values are shared by every env that runs it (copy on write): each is checked, and
+// reported, once.
+void check_image(const Value& image, CheckedValues& checked, Diagnostics& diagnostics) {
+  auto first = [&](const Value* value) { return checked.insert(value).second; };
+  if (const Value* from = image.get("from");
+      from && first(from) && !image_reference().matches(from->text)) {
     diagnostics.report(Code::E0312, from->range, "`from` is not one image reference",
                        "letters, digits and `._/:@+-`, no spaces or line breaks");
   }
   if (const Value* apt = image.get("apt")) {
     for (const ValuePtr& item : apt->items) {
-      if (!apt_package().matches(item->text)) {
+      if (first(item.get()) && !apt_package().matches(item->text)) {
         diagnostics.report(Code::E0313, item->range, "not a Debian package name",
                            "`name`, `name:arch`, `name=version` or `name/release`");
       }
@@ -72,7 +76,7 @@ void check_image(const Value& image, Diagnostics& diagnostics) {
   }
   if (const Value* pip = image.get("pip")) {
     for (const ValuePtr& item : pip->items) {
-      if (!pip_requirement().matches(item->text)) {
+      if (first(item.get()) && !pip_requirement().matches(item->text)) {
         diagnostics.report(Code::E0314, item->range, "not a pip requirement mlenvc can write",
                            "`name`, `name[extra]` or `name>=1.0,<2`, without spaces");
       }
@@ -80,6 +84,7 @@ void check_image(const Value& image, Diagnostics& diagnostics) {
   }
   if (const Value* env = image.get("env")) {
     for (const Slot& slot : env->slots) {
+      if (!first(slot.value.get())) continue;
       if (!env_key().matches(slot.name)) {
         diagnostics.report(Code::E0315, slot.assigned.valid() ? slot.assigned : env->range,
                            "`" + slot.name.substr(0, 64) + "` is not an environment variable name",
@@ -94,7 +99,7 @@ void check_image(const Value& image, Diagnostics& diagnostics) {
   }
   if (const Value* run = image.get("run")) {
     for (const ValuePtr& item : run->items) {
-      if (has_control(item->text, true)) {
+      if (first(item.get()) && has_control(item->text, true)) {
         diagnostics.report(Code::E0316, item->range, "a `run` step holds a control character",
                            "only tabs and line breaks are written into the Dockerfile");
       }
@@ -454,10 +459,10 @@ void check_final_network(const Value& env, const Value* cluster, Diagnostics& di
 
 }  // namespace
 
-void check_hygiene(const Value& env, Diagnostics& diagnostics) {
+void check_hygiene(const Value& env, CheckedValues& checked, Diagnostics& diagnostics) {
   const Value* cluster = env.get("cluster");
   if (const Value* image = env.get("image"); image && image->kind == Value::Kind::Block) {
-    check_image(*image, diagnostics);
+    check_image(*image, checked, diagnostics);
   }
   check_resources(env, diagnostics);
   check_networks(cluster, diagnostics);
