@@ -12,7 +12,6 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/apply/runner.h"
 #include "compiler/plan/day2/commands.h"
-#include "compiler/plan/day2/slurm_env.h"
 #include "compiler/plan/day2/sync_forward.h"
 
 namespace mlenv::plan::day2 {
@@ -141,10 +140,7 @@ int watch_while_forwarding(const Session& session, const DevSessionRequest& requ
 
 int dev_session(const DevSessionRequest& request, std::ostream& out, Diagnostics& diagnostics) {
   if (!check_sync_dir(request.dir, diagnostics)) return 1;
-  std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics);
-  if (!env) return 1;
-  if (env->on_slurm()) return refuse_sync_on_slurm(*env, "dev-session", diagnostics);
-  std::optional<Session> session = Session::of(std::move(*env), request.target, diagnostics);
+  std::optional<Session> session = sync_session(request.target, "dev-session", diagnostics);
   if (!session) return 1;
   std::optional<int> port = forwarded_port(*session, "debugpy", diagnostics);
   if (!port) return 1;

@@ -101,12 +101,18 @@ bool check_sync_dir(const std::string& dir, Diagnostics& diagnostics) {
   return false;
 }
 
-int refuse_sync_on_slurm(const AppliedEnv& env, std::string_view command,
-                         Diagnostics& diagnostics) {
-  return refuse_on_slurm(env, command,
-                         "a Slurm job's /workspace is the cluster's `workspace_dir` on its shared "
-                         "file system, which this host sees: copy into it with rsync or cp",
-                         diagnostics);
+std::optional<Session> sync_session(const Target& target, std::string_view command,
+                                    Diagnostics& diagnostics) {
+  std::optional<AppliedEnv> env = resolve_env(target.env, diagnostics);
+  if (!env) return std::nullopt;
+  if (env->on_slurm()) {
+    refuse_on_slurm(*env, command,
+                    "a Slurm job's /workspace is the cluster's `workspace_dir` on its shared "
+                    "file system, which this host sees: copy into it with rsync or cp",
+                    diagnostics);
+    return std::nullopt;
+  }
+  return Session::of(std::move(*env), target, diagnostics);
 }
 
 int sync_with(const Session& session, const SyncRequest& request, std::ostream& out,
@@ -129,10 +135,7 @@ int sync_with(const Session& session, const SyncRequest& request, std::ostream& 
 
 int sync_workspace(const SyncRequest& request, std::ostream& out, Diagnostics& diagnostics) {
   if (!check_sync_dir(request.dir, diagnostics)) return 1;
-  std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics);
-  if (!env) return 1;
-  if (env->on_slurm()) return refuse_sync_on_slurm(*env, "sync", diagnostics);
-  std::optional<Session> session = Session::of(std::move(*env), request.target, diagnostics);
+  std::optional<Session> session = sync_session(request.target, "sync", diagnostics);
   if (!session) return 1;
   return sync_with(*session, request, out, diagnostics);
 }
