@@ -19,8 +19,9 @@ envdir=out/testlab/ranks
 [ -f "$envdir/ranks.sbatch" ] || { echo "no $envdir/ranks.sbatch"; ls -R out; exit 1; }
 # Hosts run the mlenv-boot this project built (the script's documented MLENV_BOOT).
 export MLENV_BOOT=$boot
-(cd "$envdir" && sbatch --wait ranks.sbatch) || {
-  echo "the job failed; its logs:"
+# Bounded below ctest's timeout, so that a job that never ends shows its logs.
+(cd "$envdir" && timeout 120 sbatch --wait ranks.sbatch) || {
+  echo "the job failed or did not end within 120 s; its logs:"
   tail -n 50 "$envdir"/logs/*
   exit 1
 }
