@@ -1,9 +1,11 @@
-# Sourced by the Slurm test scripts: free_port prints a TCP port nobody listens on now, random
-# so that clusters and jobs of tests running in parallel do not collide.
+# Sourced by the Slurm test scripts: free_port prints a TCP port nobody listens on now, random,
+# and below Linux's ephemeral range (32768-60999 by default, ip_local_port_range): the kernel
+# hands those to outgoing connections and to other tests' `bind(port 0)` (tests/runtime), so
+# one chosen there could be taken before the cluster or the job binds it.
 free_port() {
   local port
   while :; do
-    port=$((20000 + RANDOM % 20000))
+    port=$((20000 + RANDOM % 12000))
     ss -Hltn "sport = :$port" | grep -q . || { echo "$port"; return; }
   done
 }
