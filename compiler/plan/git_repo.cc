@@ -256,7 +256,7 @@ void Repository::write_pack() {
   for (const ObjectId& blob : new_blobs_) add(blob, PackObject::Type::Blob);
   for (const ObjectId& tree : trees) add(tree, PackObject::Type::Tree);
   std::string error;
-  if (code == 0) {
+  if (code == 0 && !objects.empty()) {  // a plan that only removed files adds no object
     try {
       write_pack_files(std::string(git_repository_path(repo_)) + "objects/pack",
                        build_pack(std::move(objects)));

@@ -102,9 +102,11 @@ std::string build_index(std::vector<IndexRow> rows, const std::array<unsigned ch
   return out;
 }
 
+// Written under a temporary name in the same directory, then renamed into place. The name
+// starts with `tmp_` as git's own temporary pack files do, which `git prune` removes should a
+// crash leave one behind.
 void write_file(const std::filesystem::path& path, const std::string& bytes) {
-  std::filesystem::path temporary = path;
-  temporary += ".tmp";
+  std::filesystem::path temporary = path.parent_path() / ("tmp_" + path.filename().string());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));

@@ -34,8 +34,8 @@ struct PackFiles {
 PackFiles build_pack(std::vector<PackObject> objects);
 
 /// Writes `files` into `pack_dir` (the repository's objects/pack): the pack first, then the
-/// index, each under a temporary name and renamed, so a reader never sees an index without its
-/// pack. Throws std::runtime_error on failure.
+/// index, each under a temporary `tmp_` name and renamed, so a reader never sees an index
+/// without its pack. Throws std::runtime_error on failure.
 void write_pack_files(const std::string& pack_dir, const PackFiles& files);
 
 }  // namespace mlenv::plan
