@@ -247,12 +247,17 @@ void Checker::apply_block(Value& target, const ast::Block& block, const SchemaDe
       }
       ValuePtr more = eval_expr(entry.value, *type, module, depth + 1);
       if (!more) {
-        target.failed_fields.push_back(name);
+        target.mark_failed(name);
         continue;
       }
       if (existing->value->items.size() + more->items.size() > limits::kMaxListLength) {
-        diagnostics_.report(Code::E0104, module.at(ast::located(entry.value)),
-                            "list longer than " + std::to_string(limits::kMaxListLength));
+        // Reported where a chain first crosses the limit, not again at every link after it.
+        if (target.had_errors) {
+          ++silent_failures_;
+        } else {
+          diagnostics_.report(Code::E0104, module.at(ast::located(entry.value)),
+                              "list longer than " + std::to_string(limits::kMaxListLength));
+        }
         continue;
       }
       // The child's list shares its parent's items (ValueList): an `extends` chain whose links
@@ -280,7 +285,7 @@ void Checker::apply_block(Value& target, const ast::Block& block, const SchemaDe
       }
       ValuePtr value = eval_expr(entry.value, *type, module, depth + 1);
       if (!value) {
-        target.failed_fields.push_back(name);
+        target.mark_failed(name);
         continue;
       }
       if (existing) {

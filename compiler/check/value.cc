@@ -1,5 +1,7 @@
 #include "compiler/check/value.h"
 
+#include <algorithm>
+
 namespace mlenv::check {
 
 std::size_t ValueList::append_cost(std::size_t more) const {
@@ -34,6 +36,12 @@ const Slot* Value::slot(const std::string& name) const {
 const Value* Value::get(const std::string& name) const {
   const Slot* s = slot(name);
   return s ? s->value.get() : nullptr;
+}
+
+void Value::mark_failed(const std::string& name) {
+  if (std::find(failed_fields.begin(), failed_fields.end(), name) == failed_fields.end()) {
+    failed_fields.push_back(name);
+  }
 }
 
 ValuePtr clone(const Value& value) {

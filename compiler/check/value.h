@@ -69,6 +69,9 @@ struct Value {
   Slot* slot(const std::string& name);
   const Slot* slot(const std::string& name) const;
   const Value* get(const std::string& name) const;
+  /// Adds `name` to `failed_fields` once: a chain of `extends` that fails the same field at
+  /// every link keeps one entry, not one per link copied into every child.
+  void mark_failed(const std::string& name);
 };
 
 /// A shallow copy: children stay shared until written through `unshare` (copy on write), so
