@@ -35,6 +35,14 @@ const std::string kStatusFile =
     R"({"format_version":1,"job":"barcelona/ml-dev-env","node_rank":0,"nnodes":2,)"
     R"("world_size":8,"transport":"rdma","transport_reason":"every node can use RDMA"})";
 
+// A user's edit that a watch sees: new bytes, and a modification time it cannot miss even on
+// a file system with coarse timestamps.
+void edit(const std::string& file) {
+  write_file(file, "print(2)\n");
+  std::filesystem::last_write_time(
+      file, std::filesystem::last_write_time(file) + std::chrono::seconds(5));
+}
+
 // The typical env planned with the day-2 keys and applied through the recording client; its
 // cluster answers with the recorded pods, Routes, builds and status file.
 struct Day2Fixture : ApplyFixture {
@@ -362,9 +370,7 @@ TEST_CASE("day2: sync --watch copies again when a file changes", "[day2]") {
   request.keep_watching = [&] {
     ++looks;
     if (looks == 2) {
-      write_file(file, "print(2)\n");
-      std::filesystem::last_write_time(
-          file, std::filesystem::last_write_time(file) + std::chrono::seconds(5));
+      edit(file);
     }
     return looks < 3;
   };
@@ -437,9 +443,7 @@ TEST_CASE("day2: dev-session forwards debugpy while it syncs on every change, un
   request.keep_watching = [&] {
     ++looks;
     if (looks == 2) {
-      write_file(file, "print(2)\n");
-      std::filesystem::last_write_time(
-          file, std::filesystem::last_write_time(file) + std::chrono::seconds(5));
+      edit(file);
     }
     if (looks >= 3 && !read_file(pids).empty()) raise(SIGINT);
     return true;
