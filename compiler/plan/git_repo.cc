@@ -256,9 +256,10 @@ void Repository::write_pack() {
   for (const ObjectId& blob : new_blobs_) add(blob, PackObject::Type::Blob);
   for (const ObjectId& tree : trees) add(tree, PackObject::Type::Tree);
   std::string error;
-  if (code == 0 && !objects.empty()) {  // a plan that only removed files adds no object
+  if (code == 0 && !objects.empty()) {  // nothing new, no pack
     try {
-      write_pack_files(std::string(git_repository_path(repo_)) + "objects/pack",
+      // The objects of a linked work tree (`git worktree add`) live in the common directory.
+      write_pack_files(std::string(git_repository_commondir(repo_)) + "objects/pack",
                        build_pack(std::move(objects)));
     } catch (const std::exception& e) {
       error = e.what();

@@ -70,4 +70,13 @@ grep -q "^argv: oc start-build ml-dev-env --from-dir=$tmp/plans --wait -n " log 
 grep -q '^argv: oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=90s$' log ||
   fail "no rollout wait bounded by --timeout 90s"
 git rev-parse -q --verify refs/mlenv/applied/barcelona/ml-dev-env > /dev/null || fail "no applied ref"
+
+# A plan from a linked work tree (`git worktree add`): its pack goes to the common object
+# directory, where git finds the objects of every work tree.
+git worktree add -q -b other "$tmp/linked" > /dev/null
+sed 's/^  debug    = true$/  debug    = false/' cluster.mlenv > "$tmp/linked/cluster.mlenv"
+(cd "$tmp/linked" && git commit -qam "no debugger" && "$mlenvc" plan cluster.mlenv > /dev/null) ||
+  fail "plan in a linked work tree"
+git fsck --full --strict 2> fsck.err || { cat fsck.err; fail "git fsck after a linked plan"; }
+git cat-file -e other:plans/barcelona/ml-dev-env/boot.json || fail "the linked plan's blobs"
 echo "e2e: ok"
