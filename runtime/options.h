@@ -1,5 +1,5 @@
 #pragma once
-// The command line of mlenv-boot (design/runtime.md "Interface").
+// The command line of mlenv-boot (runtime/DESIGN.md "Interface").
 
 #include <optional>
 #include <string>

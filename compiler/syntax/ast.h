@@ -1,7 +1,7 @@
 #pragma once
 // The syntax tree of one `.mlenv` file: exactly what was written, with byte ranges, and
 // nothing resolved. Produced by parse/, read by check/ and the formatter. Plain structs with
-// boost::variant so the parser can fill them as attributes (style.md: no semantic actions).
+// boost::variant so the parser can fill them as attributes (no semantic actions).
 
 #include <cstdint>
 #include <string>

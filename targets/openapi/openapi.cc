@@ -120,6 +120,23 @@ std::string Validator::add_document(const std::string& text) {
   return "";
 }
 
+namespace {
+
+// The API server accepts `apiVersion`, `kind` and `metadata` at a custom resource's root whether
+// or not its schema names them (apiextensions-apiserver, pkg/apiserver/schema/pruning/
+// algorithm.go keeps them at the root; the NetworkAttachmentDefinition CRD names only `spec`).
+void add_root_fields(YAML::Node schema) {
+  YAML::Node properties = schema["properties"];
+  for (const char* key : {"apiVersion", "kind"}) {
+    if (!properties[key].IsDefined() || properties[key].IsNull())
+      properties[key]["type"] = "string";
+  }
+  if (!properties["metadata"].IsDefined() || properties["metadata"].IsNull())
+    properties["metadata"]["type"] = "object";
+}
+
+}  // namespace
+
 std::string Validator::add_crd(const std::string& text) {
   auto doc = std::make_unique<YAML::Node>();
   try {
@@ -135,8 +152,9 @@ std::string Validator::add_crd(const std::string& text) {
     // An API server accepts objects only of the versions it serves.
     if (!child(v, "served").as<bool>(false)) continue;
     YAML::Node schema = child(child(v, "schema"), "openAPIV3Schema");
-    if (schema.IsMap())
-      crd_roots_[gvk_key(group, child(v, "name").as<std::string>(""), kind)] = schema;
+    if (!schema.IsMap()) continue;
+    add_root_fields(schema);
+    crd_roots_[gvk_key(group, child(v, "name").as<std::string>(""), kind)] = schema;
   }
   documents_.push_back(std::move(doc));
   return "";

@@ -1,5 +1,6 @@
 #pragma once
-// The shared OpenAPI documents beside the checkout (../shared/schemas), loaded once per process.
+// The upstream OpenAPI documents and CRDs kept in tests/schemas (see its README), loaded once per
+// process.
 
 #include <algorithm>
 #include <filesystem>
@@ -14,23 +15,23 @@ namespace mlenv::testing {
 /// nullptr with `why` saying which file is missing.
 inline const openapi::Validator* shared_validator(std::string& why,
                                                   std::vector<std::string> more = {}) {
-  std::string dir = std::string(MLENV_SHARED_DIR) + "/schemas/";
+  std::string dir = std::string(MLENV_SCHEMAS_DIR) + "/";
   std::vector<std::string> paths = {dir + "kubernetes-openapi.json", dir + "openshift-openapi.json",
                                     dir + "network-attachment-definition-crd.yaml"};
   paths.insert(paths.end(), more.begin(), more.end());
   for (const std::string& p : paths) {
     if (!std::filesystem::exists(p)) {
-      why = "schema file " + p + " is absent: the shared schemas must lie beside the checkout";
+      why = "schema file " + p + " is absent: run tests/schemas/refresh.sh";
       return nullptr;
     }
   }
   return openapi::cached_validator(paths, why);
 }
 
-/// The shared validator plus every CRD under ../shared/schemas/crds (JobSet, Kueue, Volcano),
+/// The shared validator plus every CRD under tests/schemas/crds (JobSet, Kueue, Volcano),
 /// or nullptr with `why` saying what is missing.
 inline const openapi::Validator* crd_validator(std::string& why) {
-  std::string dir = std::string(MLENV_SHARED_DIR) + "/schemas/crds";
+  std::string dir = std::string(MLENV_SCHEMAS_DIR) + "/crds";
   std::vector<std::string> crds;
   if (std::filesystem::is_directory(dir)) {
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -38,7 +39,7 @@ inline const openapi::Validator* crd_validator(std::string& why) {
     }
   }
   if (crds.empty()) {
-    why = "no CRDs under " + dir + ": the shared schemas must lie beside the checkout";
+    why = "no CRDs under " + dir + ": run tests/schemas/refresh.sh";
     return nullptr;
   }
   std::sort(crds.begin(), crds.end());
