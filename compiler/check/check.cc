@@ -65,12 +65,26 @@ std::optional<ir::Program> Checker::run(const std::string& root_path) {
   return program;
 }
 
+void Checker::keep_index(ProgramIndex& index) {
+  for (Module& module : modules_) {
+    LoadedFile& file = index.files.emplace_back();
+    file.path = module.path;
+    file.file = module.file;
+    file.tree = std::move(module.tree);
+    for (const auto& [qualifier, imported] : module.imports)
+      file.imports[qualifier] = imported->path;
+  }
+}
+
 std::optional<ir::Program> check_program(const std::string& path, const FileSystem& files,
-                                         SourceManager& sources, Diagnostics& diagnostics) {
+                                         SourceManager& sources, Diagnostics& diagnostics,
+                                         ProgramIndex* index) {
   std::unique_ptr<TypeRegistry> types = load_types(sources, diagnostics);
   if (diagnostics.has_errors()) return std::nullopt;
   Checker checker(files, sources, diagnostics, *types);
-  return checker.run(path);
+  std::optional<ir::Program> program = checker.run(path);
+  if (index) checker.keep_index(*index);
+  return program;
 }
 
 std::string describe_type(const std::string& name) {

@@ -3,20 +3,39 @@
 // merges `extends` chains, types every value against schema/, fills defaults, checks required
 // fields on each env and applies the language's rules.
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "compiler/base/file_system.h"
 #include "compiler/base/source.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/ir/program.h"
+#include "compiler/syntax/ast.h"
 
 namespace mlenv::check {
 
+/// One file the loader read, kept for tools that navigate a program (`mlenvc lsp`).
+struct LoadedFile {
+  std::string path;                            ///< as the loader resolved it (`std/...` too)
+  FileId file = 0;                             ///< in the SourceManager of the check
+  std::shared_ptr<const ast::File> tree;       ///< without the items that failed to parse
+  std::map<std::string, std::string> imports;  ///< qualifier -> path of the file it names
+};
+
+/// Every file a check loaded, the root first.
+struct ProgramIndex {
+  std::vector<LoadedFile> files;
+};
+
 /// Checks the program rooted at `path` (read through `files`; `std/...` imports come from the
-/// embedded stdlib). Returns the typed program when no error was reported.
+/// embedded stdlib). Returns the typed program when no error was reported. With `index`, the
+/// files read and their syntax trees are kept there, whatever the outcome.
 std::optional<ir::Program> check_program(const std::string& path, const FileSystem& files,
-                                         SourceManager& sources, Diagnostics& diagnostics);
+                                         SourceManager& sources, Diagnostics& diagnostics,
+                                         ProgramIndex* index = nullptr);
 
 /// The text of the embedded schema file defining `name` (a schema or an enum), with its
 /// path; empty when there is none. For `mlenvc explain cluster`.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compiler/base/file_system.h"
+#include "compiler/check/check.h"
 #include "compiler/check/rules_hygiene.h"
 #include "compiler/check/types.h"
 #include "compiler/check/value.h"
@@ -53,6 +54,8 @@ class Checker {
           const TypeRegistry& types);
 
   std::optional<ir::Program> run(const std::string& root_path);
+  /// Moves the loaded files' trees into `index` (after run; the checker is done with them).
+  void keep_index(ProgramIndex& index);
 
  private:
   // loader.cc

@@ -28,13 +28,9 @@ int run_check(const Args& args) {
   DiskFileSystem disk;
   int status = 0;
   for (const std::string& path : options.positional) {
-    auto compilation = compile(path, disk);
     // The rules that need emitted objects run too; the rendered files are dropped.
     std::vector<std::string> notes;
-    if (compilation->program) {
-      notes = target::make_program_target()->check(*compilation->program, compilation->diagnostics);
-      if (compilation->diagnostics.has_errors()) compilation->program.reset();
-    }
+    auto compilation = check_file(path, disk, notes);
     print_diagnostics(*compilation, json);
     // What the cluster needs (JobSet, Kueue, Pod Security); JSON lines hold diagnostics only.
     if (compilation->program && !json) {

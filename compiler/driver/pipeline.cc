@@ -8,10 +8,22 @@
 
 namespace mlenv::driver {
 
-std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files) {
+std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files,
+                                     bool keep_index) {
   auto compilation = std::make_unique<Compilation>();
   compilation->program =
-      check::check_program(path, files, compilation->sources, compilation->diagnostics);
+      check::check_program(path, files, compilation->sources, compilation->diagnostics,
+                           keep_index ? &compilation->index : nullptr);
+  return compilation;
+}
+
+std::unique_ptr<Compilation> check_file(const std::string& path, const FileSystem& files,
+                                        std::vector<std::string>& notes, bool keep_index) {
+  auto compilation = compile(path, files, keep_index);
+  if (compilation->program) {
+    notes = target::make_program_target()->check(*compilation->program, compilation->diagnostics);
+    if (compilation->diagnostics.has_errors()) compilation->program.reset();
+  }
   return compilation;
 }
 

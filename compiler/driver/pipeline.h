@@ -8,6 +8,7 @@
 
 #include "compiler/base/file_system.h"
 #include "compiler/base/source.h"
+#include "compiler/check/check.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/ir/program.h"
 #include "targets/target.h"
@@ -18,10 +19,19 @@ struct Compilation {
   SourceManager sources;
   Diagnostics diagnostics;
   std::optional<ir::Program> program;  ///< set when there are no errors
+  check::ProgramIndex index;           ///< the files read, when compile() was asked to keep it
 };
 
-/// Compiles the file at `path` and everything it imports (`std/...` from the embedded stdlib).
-std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files);
+/// Compiles the file at `path` and everything it imports (`std/...` from the embedded stdlib),
+/// keeping the files read in `index` when `keep_index`.
+std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files,
+                                     bool keep_index = false);
+
+/// What `mlenvc check` does with one file (and `mlenvc lsp` on every edit): compile, then run
+/// the target's rules that need the emitted objects, dropping the rendered files. `program` is
+/// reset when those rules report errors; the target's notes land in `notes`.
+std::unique_ptr<Compilation> check_file(const std::string& path, const FileSystem& files,
+                                        std::vector<std::string>& notes, bool keep_index = false);
 
 /// Renders the compiled program with `target`, adding the target's diagnostics to the
 /// compilation's; the output only when there are no errors at all.
