@@ -90,6 +90,20 @@ bool reaches(const check::ProgramIndex& index, const std::string& from, const st
   return false;
 }
 
+// The root's import through which the check reached the file at `path`; nullptr if none.
+const ast::Import* import_toward(const check::ProgramIndex& index, const std::string& path) {
+  if (index.files.empty() || !index.files.front().tree) return nullptr;
+  const check::LoadedFile& root = index.files.front();
+  for (const ast::Item& item : root.tree->items) {
+    const auto* import = boost::get<ast::Import>(&item);
+    if (!import) continue;
+    auto it = root.imports.find(qualifier_of(*import));
+    std::set<std::string> seen;
+    if (it != root.imports.end() && reaches(index, it->second, path, seen)) return import;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::optional<std::string> OverlayFileSystem::read(const std::string& path,
@@ -228,6 +242,8 @@ void Server::notification(const std::string& method, const Json& params) {
 
 void Server::check(Document& document) {
   std::vector<std::string> notes;
+  // The previous check is freed once the diagnostics are out: the editor waits for them.
+  std::unique_ptr<driver::Compilation> previous = std::move(document.compilation);
   document.compilation = driver::check_file(document.path, files_, notes, true);
   publish(document);
 }
@@ -263,11 +279,9 @@ Json Server::diagnostic(const Document& document, const Diagnostic& d) {
   Json related = Json::array();
   auto relate = [&](const SourceRange& range, const std::string& text) {
     const SourceFile& file = sources.file(range.file);
-    std::string path = file.path();
-    path = disk_path(path);
     related.push(Json::object()
                      .set("location", Json::object()
-                                          .set("uri", uri_of_path(path))
+                                          .set("uri", uri_of_path(disk_path(file.path())))
                                           .set("range", range_json(file, range.begin, range.end)))
                      .set("message", text));
   };
@@ -282,20 +296,9 @@ Json Server::diagnostic(const Document& document, const Diagnostic& d) {
       message = "in " + file.path() + ":" + std::to_string(at.line) + ":" +
                 std::to_string(at.column) + ": " + message;
       relate(d.range, d.message);
-      const check::ProgramIndex& index = document.compilation->index;
-      if (!index.files.empty() && index.files.front().tree) {
-        for (const ast::Item& item : index.files.front().tree->items) {
-          const auto* import = boost::get<ast::Import>(&item);
-          if (!import) continue;
-          auto it = index.files.front().imports.find(qualifier_of(*import));
-          std::set<std::string> seen;
-          if (it != index.files.front().imports.end() &&
-              reaches(index, it->second, file.path(), seen)) {
-            begin = import->begin;
-            end = import->end;
-            break;
-          }
-        }
+      if (const ast::Import* import = import_toward(document.compilation->index, file.path())) {
+        begin = import->begin;
+        end = import->end;
       }
     }
     out.set("range", range_json(document.text, begin, end));
