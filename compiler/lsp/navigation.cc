@@ -290,7 +290,10 @@ std::string ProgramView::hover_key(const check::LoadedFile& file, const Cursor& 
 
 std::string ProgramView::hover_ref(const check::LoadedFile& file, const Cursor& cursor) const {
   std::size_t consumed = 0;
-  auto at = resolve(file, *cursor.ref, kind_of(cursor.type), consumed);
+  // `extends` names a declaration of the extending one's kind.
+  std::string kind =
+      cursor.kind == Cursor::Kind::Extends ? cursor.decl->kind.name : kind_of(cursor.type);
+  auto at = resolve(file, *cursor.ref, kind, consumed);
   if (!at) return "";
   if (consumed == cursor.ref->path.size()) return hover_decl(*at);
   std::vector<std::string> rest(cursor.ref->path.begin() + static_cast<long>(consumed),
@@ -322,8 +325,6 @@ std::string ProgramView::hover(const std::string& path, std::uint32_t offset) co
     case Cursor::Kind::Key:
       return hover_key(*loaded, cursor);
     case Cursor::Kind::Extends:
-      cursor.type = nullptr;
-      return hover_ref(*loaded, cursor);
     case Cursor::Kind::Ref:
       return hover_ref(*loaded, cursor);
     case Cursor::Kind::None:

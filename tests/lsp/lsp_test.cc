@@ -364,6 +364,10 @@ TEST_CASE("hover: a field's schema doc and type, a declaration's doc, inherited 
   std::string image = hover(16, 14);
   CHECK(image.find("PyTorch 2.9, CUDA 13.0") != std::string::npos);
   CHECK(image.find("std/images/pytorch.mlenv:5") != std::string::npos);
+  // `extends h100.node4`: the profile's doc, and the values the profile itself inherits none of.
+  std::string parent = hover(4, 28);
+  CHECK(parent.find("cluster node4") != std::string::npos);
+  CHECK(parent.find("Nodes with 4x H100 80GB") != std::string::npos);
   // A field the parent also sets: the value it overrides, and which declaration set it.
   std::string text =
       "import \"std/images/pytorch\"\nimage mine extends pytorch.pytorch28 {\n"
@@ -374,6 +378,14 @@ TEST_CASE("hover: a field's schema doc and type, a declaration's doc, inherited 
   std::string tag = result.find("contents")->find("value")->as_string();
   CHECK(tag.find("Overrides `\"pytorch-2.8-numpy1\"`, set by `image pytorch28`") !=
         std::string::npos);
+  // A reference to a field through a chain: its value, and the declaration that set it (the
+  // parent of the one named).
+  text += "image other extends pytorch.pytorch28 {\n  from = \"x-${pytorch.pytorch28.apt}\"\n}\n";
+  client.change(image_path, text);
+  result = client.request("textDocument/hover", Client::at(image_path, 5, 25));
+  REQUIRE(!result.is_null());
+  std::string apt = result.find("contents")->find("value")->as_string();
+  CHECK(apt.find("Set by `image pytorch29`") != std::string::npos);
   // Nothing under the cursor: no hover.
   CHECK(hover(3, 0).empty());
 }
