@@ -69,7 +69,7 @@ std::string next_tree() {
 // Runs `mlenvc ARGS...` `runs` times and prints the median, the minimum and the peak RSS;
 // an argument "DIR" is replaced by a new output directory each run.
 bool measure(const std::string& what, const std::string& mlenvc,
-             const std::vector<std::string>& args, int runs) {
+             const std::vector<std::string>& args, int runs, double* median = nullptr) {
   std::vector<double> times;
   long rss = 0;
   for (int i = 0; i < runs; ++i) {
@@ -88,6 +88,7 @@ bool measure(const std::string& what, const std::string& mlenvc,
   std::sort(times.begin(), times.end());
   std::printf("%-52s median %8.2f ms, min %8.2f ms, peak RSS %6.1f MB (%d runs)\n", what.c_str(),
               times[times.size() / 2], times.front(), rss / 1024.0, runs);
+  if (median) *median = times[times.size() / 2];
   return true;
 }
 
@@ -156,12 +157,42 @@ bool measure_plan(const std::string& mlenvc, int runs) {
   return true;
 }
 
+// `build -o -` of the fleet of `envs` envs beside `pkl eval` of `module`, which renders the same
+// objects (tests/bench/pkl/), in one run on one machine.
+bool measure_pkl(const std::string& mlenvc, const std::string& pkl, const std::string& module,
+                 int envs, int runs) {
+  std::string path = "/tmp/mlenv_bench_pkl_fleet.mlenv";
+  std::ofstream(path) << fleet(envs, std::max(1, envs / 10));
+  std::string count = std::to_string(envs);
+  double ours = 0, theirs = 0;
+  bool ok = measure("mlenvc build fleet (" + count + " envs) -o -", mlenvc,
+                    {"build", path, "-o", "-"}, runs, &ours) &&
+            measure("pkl eval of the same objects (" + count + " envs)", pkl, {"eval", module},
+                    runs, &theirs);
+  if (ok) std::printf("%-52s %8.2fx\n", "pkl time / mlenvc time", theirs / ours);
+  std::remove(path.c_str());
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: mlenvc_bench MLENVC EXAMPLE [RUNS]\n");
+    std::fprintf(stderr,
+                 "usage: mlenvc_bench MLENVC EXAMPLE [RUNS]\n"
+                 "       mlenvc_bench --fleet ENVS CLUSTERS     (the fleet program, on stdout)\n"
+                 "       mlenvc_bench MLENVC --pkl PKL MODULE ENVS [RUNS]\n");
     return 2;
+  }
+  if (std::string(argv[1]) == "--fleet" && argc == 4) {
+    std::fputs(fleet(std::atoi(argv[2]), std::atoi(argv[3])).c_str(), stdout);
+    return 0;
+  }
+  if (std::string(argv[2]) == "--pkl" && argc >= 6) {
+    return measure_pkl(argv[1], argv[3], argv[4], std::atoi(argv[5]),
+                       argc > 6 ? std::atoi(argv[6]) : 5)
+               ? 0
+               : 1;
   }
   std::string mlenvc = argv[1], example = argv[2];
   int runs = argc > 3 ? std::atoi(argv[3]) : 30;
