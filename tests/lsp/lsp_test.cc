@@ -487,6 +487,40 @@ TEST_CASE("formatting is mlenvc fmt's, and symbols list the declarations", "[lsp
   CHECK(line_of(*symbols.as_array()[1].find("selectionRange"), "start") == 4);
 }
 
+TEST_CASE("hostile programs: every request answers at places all over them", "[lsp]") {
+  TempDir cache;
+  Client client(cache.path());
+  std::vector<std::string> inputs;
+  for (const char* dir : {MLENV_FUZZ_SEEDS, MLENV_GOLDEN_DIAGNOSTICS}) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (entry.path().extension() == ".mlenv") inputs.push_back(entry.path().string());
+    }
+  }
+  std::sort(inputs.begin(), inputs.end());
+  REQUIRE(inputs.size() > 60);
+  for (const std::string& path : inputs) {
+    INFO(path);
+    std::string text = read_text(path);
+    client.open(path, text);
+    // About 40 places per file, each line's start and middle included.
+    std::size_t step = std::max<std::size_t>(1, text.size() / 40);
+    for (std::size_t offset = 0; offset <= text.size(); offset += step) {
+      Position at = position_of(text, offset);
+      for (const char* method :
+           {"textDocument/hover", "textDocument/definition", "textDocument/completion"}) {
+        client.request(method, Client::at(path, at.line, at.character));
+        CHECK(client.last_error().is_null());
+      }
+    }
+    Json document =
+        Json::object().set("textDocument", Json::object().set("uri", uri_of_path(path)));
+    client.request("textDocument/documentSymbol", document);
+    client.request("textDocument/formatting", document);
+    CHECK(client.last_error().is_null());
+    client.notify("textDocument/didClose", document);
+  }
+}
+
 TEST_CASE("the protocol's lifecycle: unknown methods, shutdown then exit", "[lsp]") {
   TempDir dir;
   std::ostringstream out;
