@@ -129,20 +129,21 @@ int Server::run(std::istream& in) {
   while (!exited_) {
     std::optional<std::string> body = read_message(in);
     if (!body) return 1;
-    boot::JsonParseResult parsed = boot::parse_json(*body);
-    if (!parsed.value || !parsed.value->is_object()) {
-      send(Json::object()
-               .set("jsonrpc", "2.0")
-               .set("id", nullptr)
-               .set("error",
-                    Json::object()
-                        .set("code", parsed.value ? kInvalidRequest : kParseError)
-                        .set("message", parsed.value ? "not a JSON-RPC message" : parsed.error)));
-      continue;
-    }
-    handle(*parsed.value);
+    receive(*body);
   }
   return shutdown_ ? 0 : 1;
+}
+
+void Server::receive(std::string_view body) {
+  boot::JsonParseResult parsed = boot::parse_json(body);
+  if (parsed.value && parsed.value->is_object()) return handle(*parsed.value);
+  send(Json::object()
+           .set("jsonrpc", "2.0")
+           .set("id", nullptr)
+           .set("error",
+                Json::object()
+                    .set("code", parsed.value ? kInvalidRequest : kParseError)
+                    .set("message", parsed.value ? "not a JSON-RPC message" : parsed.error)));
 }
 
 void Server::send(const Json& message) {

@@ -49,6 +49,8 @@ class Server {
   /// Serves requests read from `in` until `exit`. Returns 0 after `shutdown` then `exit`, 1
   /// when the input ended or `exit` came without `shutdown` (as the protocol asks).
   int run(std::istream& in);
+  /// Handles the body of one message as read from the wire (a JSON-RPC error for bad JSON).
+  void receive(std::string_view body);
   /// Handles one message: a request is answered, a notification acted on.
   void handle(const boot::Json& message);
 
