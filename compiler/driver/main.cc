@@ -19,6 +19,8 @@ constexpr Command kCommands[] = {
     {"check", "parse, type-check and apply the rules; no output", mlenv::driver::run_check},
     {"fmt", "print or check the canonical formatting", mlenv::driver::run_fmt},
     {"explain", "the long explanation of a diagnostic code", mlenv::driver::run_explain},
+    {"get", "fetch the git imports into .mlenv/ and pin them in mlenv.lock",
+     mlenv::driver::run_get},
     {"build", "render the output tree (-o DIR) or object stream (-o -)", mlenv::driver::run_build},
     {"plan", "render, diff against the committed plan, commit it", mlenv::driver::run_plan},
     {"apply", "apply a committed, fresh plan with oc/kubectl", mlenv::driver::run_apply},

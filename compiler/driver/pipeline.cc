@@ -1,6 +1,7 @@
 #include "compiler/driver/pipeline.h"
 
 #include <unistd.h>
+#include <cstdlib>
 #include <iostream>
 
 #include "compiler/check/check.h"
@@ -8,10 +9,14 @@
 
 namespace mlenv::driver {
 
-std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files) {
+std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files,
+                                     check::GitFiles* git) {
   auto compilation = std::make_unique<Compilation>();
+  check::ImportSources imports;
+  imports.git = git;
+  if (const char* site = std::getenv("MLENV_PATH")) imports.site = check::site_folders(site);
   compilation->program =
-      check::check_program(path, files, compilation->sources, compilation->diagnostics);
+      check::check_program(path, files, compilation->sources, compilation->diagnostics, imports);
   return compilation;
 }
 

@@ -8,6 +8,7 @@
 
 #include "compiler/base/file_system.h"
 #include "compiler/base/source.h"
+#include "compiler/check/check.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/ir/program.h"
 #include "targets/target.h"
@@ -20,8 +21,11 @@ struct Compilation {
   std::optional<ir::Program> program;  ///< set when there are no errors
 };
 
-/// Compiles the file at `path` and everything it imports (`std/...` from the embedded stdlib).
-std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files);
+/// Compiles the file at `path` and everything it imports (`std/...` from the embedded stdlib,
+/// site imports from `MLENV_PATH`, git imports from `git`, by default the cache mlenv.lock
+/// pins). Every command and the language server load programs here.
+std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files,
+                                     check::GitFiles* git = nullptr);
 
 /// Renders the compiled program with `target`, adding the target's diagnostics to the
 /// compilation's; the output only when there are no errors at all.
