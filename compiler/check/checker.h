@@ -105,7 +105,8 @@ class Checker {
   SourceManager& sources_;
   Diagnostics& diagnostics_;
   const TypeRegistry& types_;
-  std::vector<std::string> site_;  ///< MLENV_PATH folders
+  std::vector<std::string> site_;        ///< MLENV_PATH folders
+  std::set<std::string> searched_site_;  ///< imports looked for in them in vain
   GitFiles* git_;
   std::unique_ptr<LockedGitFiles> locked_git_;  ///< git_ when the caller gave none
   std::deque<Module> modules_;

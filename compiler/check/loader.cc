@@ -77,7 +77,10 @@ std::optional<std::string> Checker::read(const std::string& path, SourceRange fr
   }
   std::string error;
   auto text = files_.read(path, error);
-  if (!text) diagnostics_.report(Code::E0201, from, "cannot read `" + path + "`: " + error);
+  if (!text) {
+    diagnostics_.report(Code::E0201, from, "cannot read `" + path + "`: " + error,
+                        searched_site_.count(path) ? "nor found in the folders of MLENV_PATH" : "");
+  }
   return text;
 }
 
@@ -125,6 +128,7 @@ std::string Checker::resolve_import(const Module& module, const std::string& tar
     std::string candidate = with_extension(normalize_path(folder + "/" + target));
     if (readable(candidate)) return candidate;
   }
+  searched_site_.insert(relative);
   return relative;  // reported as unreadable where it is loaded
 }
 

@@ -326,6 +326,10 @@ int run_get(const Args& args) {
     return 1;
   }
   check::LockFile lock = merge(old, git.resolved(), !named.empty());
+  if (lock.sources.empty() && !fs::exists(lock_path)) {
+    std::cout << "No git imports: nothing to lock.\n";
+    return 0;
+  }
   try {
     fs::path base = folder.empty() ? fs::path(".") : fs::path(folder);
     write_cache(base, lock, git.resolved());

@@ -151,6 +151,10 @@ git diff --quiet envs/mlenv.lock || fail "get without --update moved a branch"
 (cd envs && "$mlenvc" get --update "git::$url?ref=main" > ../update.out) || fail "get --update"
 grep -q "?ref=main  .*(was $(echo "$v2" | cut -c1-12))" update.out || { cat update.out; fail "update not reported"; }
 git commit -qam "update main"
+if (cd envs && "$mlenvc" get --update git::file:///nowhere > /dev/null 2> ../unknown.err); then
+  fail "--update of a source no file imports"
+fi
+grep -q 'names no git source of these files' unknown.err || fail "--update of an unknown source"
 if "$mlenvc" plan envs/team.mlenv --check > /dev/null 2> check.err; then fail "--check passed after the lock changed"; fi
 grep -q 'error\[E0606\]' check.err || fail "no E0606 after the lock changed"
 

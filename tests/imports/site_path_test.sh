@@ -41,6 +41,11 @@ grep -q 'error\[E0201\]: cannot read `site/barcelona.mlenv`' unset.err || fail "
 MLENV_PATH="$tmp/empty::$tmp/first:$tmp/second" "$mlenvc" check team.mlenv ||
   fail "site library imports"
 
+# Found nowhere: the error says the site library was searched too.
+printf 'import "site/nowhere"\n' > nowhere.mlenv
+if MLENV_PATH="$tmp/first" "$mlenvc" check nowhere.mlenv 2> nowhere.err; then fail "site/nowhere"; fi
+grep -q 'nor found in the folders of MLENV_PATH' nowhere.err || fail "E0201 does not name MLENV_PATH"
+
 # A file beside the importer wins over the site library.
 mkdir site
 site site/barcelona.mlenv local
