@@ -119,6 +119,15 @@ grep -q "defined in \`site/barcelona.mlenv\` at $(echo "$v1" | cut -c1-7) of git
   { cat final.err; fail "the note does not name the profile's source and commit"; }
 rm envs/override.mlenv
 
+# A fresh clone has the lock but no cache: check says to run get, which fetches the locked commit.
+mv envs/.mlenv cache.away
+if "$mlenvc" check envs/team.mlenv 2> nocache.err; then fail "check passed without the cache"; fi
+grep -q 'error\[E0221\].*is missing or stale' nocache.err || { cat nocache.err; fail "no E0221 for a missing cache"; }
+(cd envs && "$mlenvc" get > /dev/null) || fail "get into an empty cache"
+git diff --quiet envs/mlenv.lock || fail "get into an empty cache changed the lock"
+"$mlenvc" check envs/team.mlenv || fail "check after get filled the cache"
+rm -rf cache.away
+
 # A tampered cache is refused, and get fetches it again.
 echo "// edited" >> "$cache/site/barcelona.mlenv"
 if "$mlenvc" check envs/team.mlenv 2> tampered.err; then fail "a tampered cache was used"; fi
