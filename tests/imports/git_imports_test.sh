@@ -146,6 +146,7 @@ grep -q "?ref=v1  removed" get2.out || fail "v1 not removed from the lock"
 git commit -qam v2
 "$mlenvc" plan envs/team.mlenv > plan2.out || fail "plan v2"
 grep -q '~ barcelona/ml-dev-pod/Dockerfile' plan2.out || { cat plan2.out; fail "the plan does not show the image change"; }
+grep -q '^      + *ffmpeg' plan2.out || { cat plan2.out; fail "the plan does not show v2's added package"; }
 
 # A branch moves by design: get keeps the locked commit, --update moves it, and plan --check
 # fails on the lock change alone.
