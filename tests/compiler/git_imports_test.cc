@@ -57,7 +57,7 @@ TEST_CASE("git sources: malformed ones are refused") {
   }
 }
 
-TEST_CASE("mlenv.lock: written and read back; malformed locks are refused") {
+TEST_CASE("mlenv.lock: written and read back, malformed locks refused") {
   check::LockFile lock;
   lock.sources.push_back({"file:///srv/p.git",
                           "v1",
