@@ -94,6 +94,10 @@ grep -q "\"sha256\": \"$sum\"" envs/mlenv.lock || fail "the lock's sha256 is not
 git check-ignore -q envs/.mlenv/git || fail "git does not ignore the cache"
 [ "$(git status --porcelain)" = "?? envs/mlenv.lock" ] || { git status --porcelain; fail "get left more than the lock"; }
 git add envs/mlenv.lock && git commit -qm lock
+# Named from elsewhere, the FILE's folder holds the lock: nothing to change.
+"$mlenvc" get envs/team.mlenv > again.out || fail "get FILE from the repository root"
+grep -q '^mlenv.lock is up to date.$' again.out || { cat again.out; fail "get FILE rewrote the lock"; }
+[ ! -e mlenv.lock ] && [ ! -e .mlenv ] || fail "get FILE wrote beside the working directory"
 
 # Offline: with the profiles repository gone, check and plan read the cache.
 mv "$tmp/profiles" "$tmp/profiles.away"
@@ -117,6 +121,9 @@ if "$mlenvc" check envs/override.mlenv 2> final.err; then fail "a final field wa
 grep -q 'error\[E0308\]' final.err || fail "no E0308 for the final field"
 grep -q "defined in \`site/barcelona.mlenv\` at $(echo "$v1" | cut -c1-7) of git::$url" final.err ||
   { cat final.err; fail "the note does not name the profile's source and commit"; }
+"$mlenvc" check --format=json envs/override.mlenv 2> final.json || true
+grep -q "\"origin\":\"\`site/barcelona.mlenv\` at $(echo "$v1" | cut -c1-7) of git::$url\"" final.json ||
+  { cat final.json; fail "the JSON diagnostic does not name the profile's source and commit"; }
 rm envs/override.mlenv
 
 # A fresh clone has the lock but no cache: check says to run get, which fetches the locked commit.
