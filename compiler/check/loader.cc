@@ -63,7 +63,12 @@ std::optional<std::string> Checker::read(const std::string& path, SourceRange fr
   }
   if (is_git_source(path)) {
     std::string error;
-    std::optional<GitSource> source = parse_git_source(path, error);  // a key resolve made
+    std::optional<GitSource> source = parse_git_source(path, error);
+    if (!from.valid() || !source) {  // the root: its folder holds the lock, so a local file
+      diagnostics_.report(Code::E0220, from,
+                          "the file to compile is a local file; import `" + path + "` from one");
+      return std::nullopt;
+    }
     auto file = git_->read(*source);
     if (const auto* failure = std::get_if<GitFailure>(&file)) {
       diagnostics_.report(failure->code, from, failure->message, failure->label);
