@@ -167,6 +167,17 @@ TEST_CASE("git imports: no lock, an unlocked ref, a missing or tampered cache") 
   CHECK(first_code(escaping, kConsumer) == Code::E0223);
 }
 
+TEST_CASE("git imports: a git source as the file to compile is refused") {
+  for (const char* root : {"git::bad", "git::file:///srv/p.git//site/b?ref=v1"}) {
+    MemoryFileSystem files;
+    SourceManager sources;
+    Diagnostics diagnostics;
+    CHECK_FALSE(check::check_program(root, files, sources, diagnostics));
+    REQUIRE(diagnostics.all().size() == 1);
+    CHECK(diagnostics.all()[0].code == Code::E0220);
+  }
+}
+
 TEST_CASE("MLENV_PATH folders: colon-separated, empty entries skipped") {
   CHECK(check::site_folders("/a::/b:") == std::vector<std::string>{"/a", "/b"});
   CHECK(check::site_folders("").empty());
