@@ -11,6 +11,8 @@ inline constexpr std::size_t kMaxNestingDepth = 64;   ///< blocks and lists insi
 inline constexpr std::size_t kMaxListLength = 10000;  ///< elements of one list literal
 inline constexpr std::size_t kMaxExtendsChain = 64;   ///< `extends` links from one declaration
 inline constexpr std::size_t kMaxFiles = 1024;        ///< files loaded by one compilation
+/// Bytes one fetch of a git source may receive (`mlenvc get`); its files count as source files.
+inline constexpr std::size_t kMaxFetchBytes = 256 * 1024 * 1024;
 inline constexpr std::size_t kMaxStringBytes = 1024 * 1024;  ///< one string after interpolation
 /// All values one compilation builds: strings, and list and block copies (copy on write).
 inline constexpr std::size_t kMaxValueBytes = 128 * 1024 * 1024;

@@ -4,8 +4,8 @@
 
 namespace mlenv {
 
-SourceFile::SourceFile(std::string path, std::string text)
-    : path_(std::move(path)), text_(std::move(text)) {
+SourceFile::SourceFile(std::string path, std::string text, std::string origin)
+    : path_(std::move(path)), text_(std::move(text)), origin_(std::move(origin)) {
   line_starts_.push_back(0);
   for (std::uint32_t i = 0; i < text_.size(); ++i) {
     if (text_[i] == '\n') line_starts_.push_back(i + 1);
@@ -30,8 +30,9 @@ std::string_view SourceFile::line(std::uint32_t line) const {
   return view;
 }
 
-FileId SourceManager::add(std::string path, std::string text) {
-  files_.push_back(std::make_unique<SourceFile>(std::move(path), std::move(text)));
+FileId SourceManager::add(std::string path, std::string text, std::string origin) {
+  files_.push_back(
+      std::make_unique<SourceFile>(std::move(path), std::move(text), std::move(origin)));
   return static_cast<FileId>(files_.size());
 }
 

@@ -32,9 +32,12 @@ struct LineColumn {
 /// The text of one loaded file and the offsets at which its lines start.
 class SourceFile {
  public:
-  SourceFile(std::string path, std::string text);
+  SourceFile(std::string path, std::string text, std::string origin = {});
 
   const std::string& path() const { return path_; }
+  /// Where a fetched file came from, for diagnostics (`` `p.mlenv` at a1b2c3d of git::URL``);
+  /// "" for the user's own files.
+  const std::string& origin() const { return origin_; }
   const std::string& text() const { return text_; }
   /// Line and column of a byte offset (clamped to the end of the file).
   LineColumn position(std::uint32_t offset) const;
@@ -45,13 +48,14 @@ class SourceFile {
  private:
   std::string path_;
   std::string text_;
+  std::string origin_;
   std::vector<std::uint32_t> line_starts_;
 };
 
 /// Owns every loaded file; FileIds stay valid for the manager's lifetime.
 class SourceManager {
  public:
-  FileId add(std::string path, std::string text);
+  FileId add(std::string path, std::string text, std::string origin = {});
   const SourceFile& file(FileId id) const { return *files_.at(id - 1); }
   std::string_view text(SourceRange range) const;
 

@@ -22,6 +22,10 @@ bool uses_broken_declaration(const Value& env) {
 }  // namespace
 
 std::optional<ir::Program> Checker::run(const std::string& root_path) {
+  if (!git_) {
+    locked_git_ = std::make_unique<LockedGitFiles>(files_, parent_path(root_path));
+    git_ = locked_git_.get();
+  }
   std::vector<Module*> stack;
   Module* root = load(root_path, {}, stack);
   if (!root) return std::nullopt;
@@ -54,7 +58,7 @@ std::optional<ir::Program> Checker::run(const std::string& root_path) {
   if (diagnostics_.error_count() != 0 || errors_before_envs != 0) return std::nullopt;
 
   for (const Module& module : modules_) {
-    program.inputs.push_back({module.path, sources_.file(module.file).text()});
+    program.inputs.push_back({module.path, sources_.file(module.file).text(), module.commit});
   }
   for (std::size_t i = 0; i < kSchemaFiles_count; ++i) {
     program.inputs.push_back(
@@ -78,13 +82,24 @@ void Checker::keep_index(ProgramIndex& index) {
 
 std::optional<ir::Program> check_program(const std::string& path, const FileSystem& files,
                                          SourceManager& sources, Diagnostics& diagnostics,
-                                         ProgramIndex* index) {
+                                         const ImportSources& imports, ProgramIndex* index) {
   std::unique_ptr<TypeRegistry> types = load_types(sources, diagnostics);
   if (diagnostics.has_errors()) return std::nullopt;
-  Checker checker(files, sources, diagnostics, *types);
+  Checker checker(files, sources, diagnostics, *types, imports);
   std::optional<ir::Program> program = checker.run(path);
   if (index) checker.keep_index(*index);
   return program;
+}
+
+std::vector<std::string> site_folders(const std::string& mlenv_path) {
+  std::vector<std::string> folders;
+  std::size_t start = 0;
+  while (start <= mlenv_path.size()) {
+    std::size_t end = std::min(mlenv_path.find(':', start), mlenv_path.size());
+    if (end > start) folders.push_back(mlenv_path.substr(start, end - start));
+    start = end + 1;
+  }
+  return folders;
 }
 
 std::string describe_type(const std::string& name) {

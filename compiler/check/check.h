@@ -30,12 +30,29 @@ struct ProgramIndex {
   std::vector<LoadedFile> files;
 };
 
+class GitFiles;
+
+/// Where the imports that are neither relative nor `std/...` come from.
+struct ImportSources {
+  /// Git imports (`git::URL//PATH?ref=REF`); nullptr: the cache beside the root file, checked
+  /// against the mlenv.lock there (git_imports.h).
+  GitFiles* git = nullptr;
+  /// The site library (`MLENV_PATH`): folders searched in order for an import with no `./`,
+  /// `../` or `std/` that is not found relative to the importing file.
+  std::vector<std::string> site;
+};
+
 /// Checks the program rooted at `path` (read through `files`; `std/...` imports come from the
-/// embedded stdlib). Returns the typed program when no error was reported. With `index`, the
-/// files read and their syntax trees are kept there, whatever the outcome.
+/// embedded stdlib). Returns the typed program when no error was reported. The one way a
+/// program is loaded: every command and the language server come here (driver::compile). With
+/// `index`, the files read and their syntax trees are kept there, whatever the outcome.
 std::optional<ir::Program> check_program(const std::string& path, const FileSystem& files,
                                          SourceManager& sources, Diagnostics& diagnostics,
+                                         const ImportSources& imports = {},
                                          ProgramIndex* index = nullptr);
+
+/// The folders of a `MLENV_PATH` value (colon-separated; empty entries skipped).
+std::vector<std::string> site_folders(const std::string& mlenv_path);
 
 /// The text of the embedded schema file defining `name` (a schema or an enum), with its
 /// path; empty when there is none. For `mlenvc explain cluster`.

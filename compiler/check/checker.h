@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "compiler/base/file_system.h"
+#include "compiler/base/git_source.h"
 #include "compiler/check/check.h"
+#include "compiler/check/git_imports.h"
 #include "compiler/check/rules_hygiene.h"
 #include "compiler/check/types.h"
 #include "compiler/check/value.h"
@@ -35,8 +37,10 @@ struct DeclState {
 
 /// One loaded file: its tree, its declarations and its imports by qualifier.
 struct Module {
-  std::string path;
+  std::string path;  ///< the loader's key: a path, `std/...`, or a git source's text()
   FileId file = 0;
+  std::optional<GitSource> git;  ///< set for a file of a git source
+  std::string commit;            ///< the commit a git source's file was read at
   std::unique_ptr<ast::File> tree;
   /// By name; a name may be declared once per kind (`image x` and `env x` coexist).
   std::map<std::string, std::vector<DeclState*>> decls;
@@ -51,7 +55,7 @@ struct Module {
 class Checker {
  public:
   Checker(const FileSystem& files, SourceManager& sources, Diagnostics& diagnostics,
-          const TypeRegistry& types);
+          const TypeRegistry& types, const ImportSources& imports = {});
 
   std::optional<ir::Program> run(const std::string& root_path);
   /// Moves the loaded files' trees into `index` (after run; the checker is done with them).
@@ -61,7 +65,15 @@ class Checker {
   // loader.cc
   Module* load(const std::string& path, SourceRange from, std::vector<Module*>& stack);
   void declare(Module& module);
-  std::optional<std::string> read(const std::string& path, SourceRange from);
+  /// The text of the file `path` names (a path, `std/...` or a git source), and where
+  /// diagnostics should say it comes from; nullopt after reporting why not.
+  std::optional<std::string> read(const std::string& path, SourceRange from,
+                                  std::string& display_path, std::string& origin,
+                                  std::string& commit);
+  /// The loader key of `target` imported from `module`; "" after reporting why there is none.
+  std::string resolve_import(const Module& module, const std::string& target, SourceRange at);
+  /// Whether `path` can be read, for the site library's search.
+  bool readable(const std::string& path) const;
 
   // evaluate.cc
   ValuePtr eval_decl(DeclState& state, bool via_extends, SourceRange from);
@@ -95,6 +107,10 @@ class Checker {
   SourceManager& sources_;
   Diagnostics& diagnostics_;
   const TypeRegistry& types_;
+  std::vector<std::string> site_;        ///< MLENV_PATH folders
+  std::set<std::string> searched_site_;  ///< imports looked for in them in vain
+  GitFiles* git_;
+  std::unique_ptr<LockedGitFiles> locked_git_;  ///< git_ when the caller gave none
   std::deque<Module> modules_;
   std::map<std::string, Module*> modules_by_path_;
   std::deque<DeclState> decls_;

@@ -127,8 +127,13 @@ bool has_final(const Value& value, SourceRange& where) {
 }  // namespace
 
 Checker::Checker(const FileSystem& files, SourceManager& sources, Diagnostics& diagnostics,
-                 const TypeRegistry& types)
-    : files_(files), sources_(sources), diagnostics_(diagnostics), types_(types) {
+                 const TypeRegistry& types, const ImportSources& imports)
+    : files_(files),
+      sources_(sources),
+      diagnostics_(diagnostics),
+      types_(types),
+      site_(imports.site),
+      git_(imports.git) {
   schema_module_.phase = Module::Phase::Loaded;
 }
 

@@ -1,7 +1,9 @@
-// Loading files and imports: `std/...` from the embedded stdlib, other paths relative to the
-// importing file, cycles reported with the cycle.
+// Loading files and imports: `std/...` from the embedded stdlib, `git::...` from the git
+// sources (git_imports.h), other paths relative to the importing file or else from the site
+// library (MLENV_PATH); cycles reported with the cycle.
 
 #include <algorithm>
+#include <variant>
 
 #include "compiler/base/embedded.h"
 #include "compiler/base/limits.h"
@@ -16,8 +18,13 @@ std::string with_extension(std::string path) {
   return path;
 }
 
-// `std/images/pytorch` → `pytorch`; the qualifier an import makes available.
-std::string qualifier_of(const std::string& path) {
+// `std/images/pytorch` → `pytorch`, `git::URL//site/barcelona?ref=v1` → `barcelona`; the
+// qualifier an import makes available.
+std::string qualifier_of(const std::string& import) {
+  std::string error;
+  std::optional<GitSource> git =
+      is_git_source(import) ? parse_git_source(import, error) : std::nullopt;
+  const std::string& path = git ? git->path : import;
   std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
   if (base.size() > 6 && base.compare(base.size() - 6, 6, ".mlenv") == 0)
     base.resize(base.size() - 6);
@@ -42,7 +49,10 @@ std::string join_cycle(const std::vector<std::string>& names) {
   return out;
 }
 
-std::optional<std::string> Checker::read(const std::string& path, SourceRange from) {
+std::optional<std::string> Checker::read(const std::string& path, SourceRange from,
+                                         std::string& display_path, std::string& origin,
+                                         std::string& commit) {
+  display_path = path;
   if (path.rfind("std/", 0) == 0) {
     for (std::size_t i = 0; i < kStdlibFiles_count; ++i) {
       if (kStdlibFiles[i].path == path) return std::string(kStdlibFiles[i].bytes);
@@ -51,10 +61,80 @@ std::optional<std::string> Checker::read(const std::string& path, SourceRange fr
                         "not in the embedded stdlib");
     return std::nullopt;
   }
+  if (is_git_source(path)) {
+    std::string error;
+    std::optional<GitSource> source = parse_git_source(path, error);
+    if (!from.valid() || !source) {  // the root: its folder holds the lock, so a local file
+      diagnostics_.report(Code::E0220, from,
+                          "the file to compile is a local file; import `" + path + "` from one");
+      return std::nullopt;
+    }
+    auto file = git_->read(*source);
+    if (const auto* failure = std::get_if<GitFailure>(&file)) {
+      diagnostics_.report(failure->code, from, failure->message, failure->label);
+      return std::nullopt;
+    }
+    GitFile& got = std::get<GitFile>(file);
+    display_path = got.disk_path;
+    commit = got.commit;
+    origin = "`" + source->path + "` at " + got.commit.substr(0, 7) + " of git::" + source->url;
+    return std::move(got.text);
+  }
   std::string error;
   auto text = files_.read(path, error);
-  if (!text) diagnostics_.report(Code::E0201, from, "cannot read `" + path + "`: " + error);
+  if (!text) {
+    diagnostics_.report(Code::E0201, from, "cannot read `" + path + "`: " + error,
+                        searched_site_.count(path) ? "nor found in the folders of MLENV_PATH" : "");
+  }
   return text;
+}
+
+bool Checker::readable(const std::string& path) const {
+  std::string error;
+  return modules_by_path_.count(path) != 0 || files_.read(path, error).has_value();
+}
+
+std::string Checker::resolve_import(const Module& module, const std::string& target,
+                                    SourceRange at) {
+  if (target.rfind("std/", 0) == 0) return with_extension(target);
+  if (is_git_source(target)) {
+    std::string error;
+    std::optional<GitSource> source = parse_git_source(target, error);
+    if (!source) diagnostics_.report(Code::E0220, at, "malformed git import: " + error);
+    return source ? source->text() : "";
+  }
+  if (module.git) {
+    // Inside a git source, every other import is a file of the same repository at the same
+    // commit: a published profile cannot reach the consumer's disk or the site library.
+    std::string joined = parent_path(module.git->path).empty()
+                             ? target
+                             : parent_path(module.git->path) + "/" + target;
+    std::optional<std::string> inside = path_inside_repository(joined);
+    if (!inside || target.front() == '/') {
+      diagnostics_.report(Code::E0223, at,
+                          "`" + target + "` leaves the repository of " + module.git->repository(),
+                          "a git import reads only files of its own repository");
+      return "";
+    }
+    GitSource sibling = *module.git;
+    sibling.path = with_extension(*inside);
+    return sibling.text();
+  }
+  std::string relative =
+      with_extension(normalize_path(parent_path(module.path).empty() || target.front() == '/'
+                                        ? target
+                                        : parent_path(module.path) + "/" + target));
+  bool explicit_relative =
+      target.rfind("./", 0) == 0 || target.rfind("../", 0) == 0 || target.front() == '/';
+  if (explicit_relative || site_.empty() || readable(relative)) return relative;
+  // The site library never shadows a file beside the importer: it is searched only when
+  // there is none.
+  for (const std::string& folder : site_) {
+    std::string candidate = with_extension(normalize_path(folder + "/" + target));
+    if (readable(candidate)) return candidate;
+  }
+  searched_site_.insert(relative);
+  return relative;  // reported as unreadable where it is loaded
 }
 
 Module* Checker::load(const std::string& path, SourceRange from, std::vector<Module*>& stack) {
@@ -76,11 +156,17 @@ Module* Checker::load(const std::string& path, SourceRange from, std::vector<Mod
                         "more than " + std::to_string(limits::kMaxFiles) + " files imported");
     return nullptr;
   }
-  auto text = read(path, from);
+  std::string display_path, origin, commit;
+  auto text = read(path, from, display_path, origin, commit);
   if (!text) return nullptr;
   Module& module = modules_.emplace_back();
   module.path = path;
-  module.file = sources_.add(path, std::move(*text));
+  module.commit = commit;
+  if (is_git_source(path)) {
+    std::string error;
+    module.git = parse_git_source(path, error);
+  }
+  module.file = sources_.add(display_path, std::move(*text), origin);
   modules_by_path_[path] = &module;
   module.tree = std::make_unique<ast::File>(
       parse::parse_file(module.file, sources_.file(module.file).text(), diagnostics_));
@@ -101,11 +187,11 @@ Module* Checker::load(const std::string& path, SourceRange from, std::vector<Mod
                           "an import path is a plain string without interpolation");
       continue;
     }
-    std::string resolved =
-        target.rfind("std/", 0) == 0
-            ? with_extension(target)
-            : with_extension(normalize_path(
-                  parent_path(path).empty() ? target : parent_path(path) + "/" + target));
+    std::string resolved = resolve_import(module, target, module.at(import->path));
+    if (resolved.empty()) {
+      module.failed_imports.insert(import->alias ? import->alias->name : qualifier_of(target));
+      continue;
+    }
     std::string qualifier = import->alias ? import->alias->name : qualifier_of(target);
     if (!is_identifier(qualifier)) {
       diagnostics_.report(Code::E0204, range,

@@ -84,13 +84,19 @@ void render_text(std::ostream& out, const SourceManager& sources, const Diagnost
       << severity_word(d.severity) << '[' << code_info(d.code).id << "]" << reset << bold << ": "
       << printable(d.message) << reset << '\n';
   if (d.range.valid()) {
-    render_snippet(out, sources.file(d.range.file), d.range, printable(d.label));
+    const SourceFile& file = sources.file(d.range.file);
+    render_snippet(out, file, d.range, printable(d.label));
+    if (!file.origin().empty()) out << "   = note: defined in " << printable(file.origin()) << '\n';
   } else if (!d.label.empty()) {
     out << "   = " << printable(d.label) << '\n';
   }
   for (const DiagnosticNote& note : d.notes) {
     out << "   = note: " << printable(note.message);
-    if (note.range.valid()) out << " (" << location(sources, note.range) << ")";
+    if (note.range.valid()) {
+      const std::string& origin = sources.file(note.range.file).origin();
+      out << " (" << location(sources, note.range)
+          << (origin.empty() ? "" : ", defined in " + printable(origin)) << ")";
+    }
     out << '\n';
   }
 }
@@ -170,10 +176,11 @@ void json_range(std::ostream& out, const SourceManager& sources, SourceRange ran
   const SourceFile& file = sources.file(range.file);
   LineColumn start = file.position(range.begin);
   LineColumn end = file.position(range.end);
-  out << "{\"file\":\"" << json_escape(file.path()) << "\",\"byte_start\":" << range.begin
-      << ",\"byte_end\":" << range.end << ",\"start\":{\"line\":" << start.line
-      << ",\"column\":" << start.column << "},\"end\":{\"line\":" << end.line
-      << ",\"column\":" << end.column << "}}";
+  out << "{\"file\":\"" << json_escape(file.path());
+  if (!file.origin().empty()) out << "\",\"origin\":\"" << json_escape(file.origin());
+  out << "\",\"byte_start\":" << range.begin << ",\"byte_end\":" << range.end
+      << ",\"start\":{\"line\":" << start.line << ",\"column\":" << start.column
+      << "},\"end\":{\"line\":" << end.line << ",\"column\":" << end.column << "}}";
 }
 
 }  // namespace

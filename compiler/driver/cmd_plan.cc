@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "compiler/base/file_system.h"
+#include "compiler/base/git_source.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/options.h"
@@ -103,7 +104,8 @@ std::optional<target::Output> render(const std::string& workdir, const std::stri
   print_diagnostics(*compilation, json);
   if (compilation->program) {
     for (const ir::InputFile& input : compilation->program->inputs) {
-      if (!input.path.starts_with("std/") && !input.path.starts_with("schema/"))
+      if (!input.path.starts_with("std/") && !input.path.starts_with("schema/") &&
+          !is_git_source(input.path))
         read.emplace_back(normalize_path(input.path), input.text);
     }
   }

@@ -15,6 +15,7 @@ int run_plan(const Args& args);     ///< cmd_plan.cc: render, diff, commit the p
 int run_apply(const Args& args);    ///< cmd_apply.cc: apply a committed, fresh plan
 int run_destroy(const Args& args);  ///< cmd_destroy.cc: delete an applied env on purpose
 int run_build(const Args& args);    ///< cmd_build.cc: render the output tree or object stream
+int run_get(const Args& args);      ///< cmd_get.cc: fetch git imports, write mlenv.lock
 int run_results(const Args& args);  ///< cmd_results.cc: an acceptance run's result
 int run_lsp(const Args& args);      ///< cmd_lsp.cc: the language server (compiler/lsp/)
 // The day-2 commands, on an applied env (compiler/plan/day2/).

@@ -20,6 +20,8 @@ constexpr Command kCommands[] = {
     {"fmt", "print or check the canonical formatting", mlenv::driver::run_fmt},
     {"explain", "the long explanation of a diagnostic code", mlenv::driver::run_explain},
     {"lsp", "the language server for editors, over stdin and stdout", mlenv::driver::run_lsp},
+    {"get", "fetch the git imports into .mlenv/ and pin them in mlenv.lock",
+     mlenv::driver::run_get},
     {"build", "render the output tree (-o DIR) or object stream (-o -)", mlenv::driver::run_build},
     {"plan", "render, diff against the committed plan, commit it", mlenv::driver::run_plan},
     {"apply", "apply a committed, fresh plan with oc/kubectl", mlenv::driver::run_apply},

@@ -1,6 +1,7 @@
 #include "compiler/driver/pipeline.h"
 
 #include <unistd.h>
+#include <cstdlib>
 #include <iostream>
 
 #include "compiler/check/check.h"
@@ -9,17 +10,20 @@
 namespace mlenv::driver {
 
 std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files,
-                                     bool keep_index) {
+                                     check::GitFiles* git, bool keep_index) {
   auto compilation = std::make_unique<Compilation>();
+  check::ImportSources imports;
+  imports.git = git;
+  if (const char* site = std::getenv("MLENV_PATH")) imports.site = check::site_folders(site);
   compilation->program =
-      check::check_program(path, files, compilation->sources, compilation->diagnostics,
+      check::check_program(path, files, compilation->sources, compilation->diagnostics, imports,
                            keep_index ? &compilation->index : nullptr);
   return compilation;
 }
 
 std::unique_ptr<Compilation> check_file(const std::string& path, const FileSystem& files,
                                         std::vector<std::string>& notes, bool keep_index) {
-  auto compilation = compile(path, files, keep_index);
+  auto compilation = compile(path, files, nullptr, keep_index);
   if (compilation->program) {
     notes = target::make_program_target()->check(*compilation->program, compilation->diagnostics);
     if (compilation->diagnostics.has_errors()) compilation->program.reset();

@@ -22,10 +22,12 @@ struct Compilation {
   check::ProgramIndex index;           ///< the files read, when compile() was asked to keep it
 };
 
-/// Compiles the file at `path` and everything it imports (`std/...` from the embedded stdlib),
-/// keeping the files read in `index` when `keep_index`.
+/// Compiles the file at `path` and everything it imports (`std/...` from the embedded stdlib,
+/// site imports from `MLENV_PATH`, git imports from `git`, by default the cache mlenv.lock
+/// pins), keeping the files read in the compilation's `index` when `keep_index`. Every command
+/// and the language server load programs here.
 std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files,
-                                     bool keep_index = false);
+                                     check::GitFiles* git = nullptr, bool keep_index = false);
 
 /// What `mlenvc check` does with one file (and `mlenvc lsp` on every edit): compile, then run
 /// the target's rules that need the emitted objects, dropping the rendered files. `program` is

@@ -187,8 +187,10 @@ struct Env {
 
 /// A source file the program was compiled from (stdlib and schema files included).
 struct InputFile {
-  std::string path;  ///< as given on the command line, or `std/...` / `schema/...` when embedded
+  std::string path;  ///< as given on the command line, `std/...` / `schema/...` when embedded,
+                     ///< or `git::URL//PATH?ref=REF` for a file of a git source
   std::string text;
+  std::string commit = {};  ///< a git source's file: the commit it was read at
 };
 
 struct Program {

@@ -452,4 +452,133 @@ std::set<std::string> Repository::unchanged_files(
   return out;
 }
 
+namespace {
+
+// Cancels a fetch once it received more than the limit (libgit2 stops on a non-zero return).
+int within_limit(const git_indexer_progress* stats, void* payload) {
+  return stats->received_bytes > *static_cast<const std::size_t*>(payload) ? -1 : 0;
+}
+
+int collect_ref(git_reference* ref, void* payload) {
+  static_cast<std::vector<std::string>*>(payload)->push_back(git_reference_name(ref));
+  git_reference_free(ref);
+  return 0;
+}
+
+}  // namespace
+
+std::unique_ptr<Mirror> Mirror::fetch(const std::string& dir, const std::string& url,
+                                      std::size_t max_bytes) {
+  ensure_init();
+  git_repository* repo = nullptr;
+  if (git_repository_open_bare(&repo, dir.c_str()) != 0)
+    check(git_repository_init(&repo, dir.c_str(), 1), "creating the mirror");
+  std::unique_ptr<Mirror> mirror(new Mirror(repo));
+  // Refs the remote no longer has must not resolve: each fetch starts from none.
+  std::vector<std::string> names;
+  check(git_reference_foreach(repo, collect_ref, &names), "listing the mirror's refs");
+  for (const std::string& name : names) git_reference_remove(repo, name.c_str());
+  Owned<git_remote, git_remote_free> remote;
+  check(git_remote_create_anonymous(&remote.ptr, repo, url.c_str()), "naming the remote");
+  git_fetch_options options = GIT_FETCH_OPTIONS_INIT;
+  options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;  // the refspecs name every tag
+  options.callbacks.transfer_progress = within_limit;
+  options.callbacks.payload = &max_bytes;
+  const char* specs[] = {"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"};
+  git_strarray refspecs = {const_cast<char**>(specs), 2};
+  check(git_remote_fetch(remote.ptr, &refspecs, &options, nullptr), "fetching");
+  return mirror;
+}
+
+Mirror::~Mirror() {
+  git_repository_free(repo_);
+}
+
+std::optional<std::string> Mirror::resolve(const std::string& ref, bool& is_tag) const {
+  for (const char* prefix : {"refs/tags/", "refs/heads/"}) {
+    RefPtr found;
+    if (git_reference_lookup(&found.ptr, repo_, (prefix + ref).c_str()) != 0) continue;
+    Owned<git_object, git_object_free> commit;
+    if (git_reference_peel(&commit.ptr, found.ptr, GIT_OBJECT_COMMIT) != 0) continue;
+    is_tag = std::string_view(prefix) == "refs/tags/";
+    return to_hex(from_oid(*git_object_id(commit.ptr)));
+  }
+  is_tag = false;
+  if (ref.size() < 7 || ref.size() > GIT_OID_HEXSZ ||
+      ref.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return std::nullopt;
+  git_oid prefix;
+  if (git_oid_fromstrn(&prefix, ref.c_str(), ref.size()) != 0) return std::nullopt;
+  Owned<git_object, git_object_free> commit;
+  if (git_object_lookup_prefix(&commit.ptr, repo_, &prefix, ref.size(), GIT_OBJECT_COMMIT) != 0)
+    return std::nullopt;
+  return to_hex(from_oid(*git_object_id(commit.ptr)));
+}
+
+bool Mirror::has_commit(const std::string& commit) const {
+  CommitPtr found;
+  git_oid oid;
+  return git_oid_fromstr(&oid, commit.c_str()) == 0 &&
+         git_commit_lookup(&found.ptr, repo_, &oid) == 0;
+}
+
+std::optional<std::string> Mirror::read_file(const std::string& commit, const std::string& path,
+                                             std::size_t max_bytes, std::string& error) const {
+  CommitPtr found;
+  git_oid oid;
+  check(git_oid_fromstr(&oid, commit.c_str()), "reading a commit id");
+  check(git_commit_lookup(&found.ptr, repo_, &oid), "reading the commit");
+  TreePtr tree;
+  check(git_commit_tree(&tree.ptr, found.ptr), "reading the commit's tree");
+  // One component at a time, so that a link or submodule on the way is named, never followed.
+  std::size_t start = 0;
+  while (true) {
+    std::size_t slash = path.find('/', start);
+    std::string name = path.substr(start, slash == std::string::npos ? slash : slash - start);
+    std::string so_far = path.substr(0, slash);
+    const git_tree_entry* entry = git_tree_entry_byname(tree.ptr, name.c_str());
+    if (entry == nullptr) {
+      error = "the commit has no `" + so_far + "`";
+      return std::nullopt;
+    }
+    git_filemode_t mode = git_tree_entry_filemode(entry);
+    if (mode == GIT_FILEMODE_LINK) {
+      error = "`" + so_far + "` is a symbolic link, which a git import never follows";
+      return std::nullopt;
+    }
+    if (mode == GIT_FILEMODE_COMMIT) {
+      error = "`" + so_far + "` is a submodule, which a git import never follows";
+      return std::nullopt;
+    }
+    if (slash == std::string::npos) {
+      if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE) {
+        error = "`" + so_far + "` is not a file";
+        return std::nullopt;
+      }
+      BlobPtr blob;
+      check(git_blob_lookup(&blob.ptr, repo_, git_tree_entry_id(entry)), "reading a file");
+      auto size = static_cast<std::size_t>(git_blob_rawsize(blob.ptr));
+      if (size > max_bytes) {
+        error =
+            "`" + so_far + "` is larger than the limit of " + std::to_string(max_bytes) + " bytes";
+        return std::nullopt;
+      }
+      std::string bytes(static_cast<const char*>(git_blob_rawcontent(blob.ptr)), size);
+      if (bytes.starts_with("version https://git-lfs.github.com/spec/")) {
+        error = "`" + so_far + "` is a Git LFS pointer; LFS content is never fetched";
+        return std::nullopt;
+      }
+      return bytes;
+    }
+    if (mode != GIT_FILEMODE_TREE) {
+      error = "`" + so_far + "` is not a folder";
+      return std::nullopt;
+    }
+    TreePtr next;
+    check(git_tree_lookup(&next.ptr, repo_, git_tree_entry_id(entry)), "reading a folder");
+    std::swap(tree.ptr, next.ptr);
+    start = slash + 1;
+  }
+}
+
 }  // namespace mlenv::plan

@@ -121,4 +121,34 @@ class Repository {
   std::vector<ObjectId> new_trees_;     ///< root trees written to it
 };
 
+/// A bare mirror of a remote repository's branches and tags, for git imports (`mlenvc get`).
+/// Objects are only read, never checked out: no filter (Git LFS), hook or submodule runs.
+class Mirror {
+ public:
+  /// Opens the bare repository at `dir` (creating it), drops its refs and fetches every branch
+  /// and tag of `url` into it, stopping once more than `max_bytes` were received.
+  /// Throws GitError.
+  static std::unique_ptr<Mirror> fetch(const std::string& dir, const std::string& url,
+                                       std::size_t max_bytes);
+  ~Mirror();
+  Mirror(const Mirror&) = delete;
+  Mirror& operator=(const Mirror&) = delete;
+
+  /// The commit `ref` names (40 hex digits): a tag (peeled), a branch, or a commit id of 7 to
+  /// 40 hex digits; nullopt if none. `is_tag` says whether it was a tag.
+  std::optional<std::string> resolve(const std::string& ref, bool& is_tag) const;
+  /// Whether `commit` (40 hex digits) is a commit this mirror holds.
+  bool has_commit(const std::string& commit) const;
+  /// The bytes of the regular file at `path` (normalized, relative) in the tree of `commit`
+  /// (40 hex digits);
+  /// nullopt with `error` for a missing path, a symbolic link or submodule on the way, a Git
+  /// LFS pointer, or a file over `max_bytes`.
+  std::optional<std::string> read_file(const std::string& commit, const std::string& path,
+                                       std::size_t max_bytes, std::string& error) const;
+
+ private:
+  explicit Mirror(git_repository* repo) : repo_(repo) {}
+  git_repository* repo_;
+};
+
 }  // namespace mlenv::plan

@@ -133,6 +133,7 @@ Value plan_inputs(const std::vector<ir::InputFile>& files) {
     Value& item = out.push(Value::map());
     item.set("path", f->path);
     item.set("sha256", sha256_hex(f->text));
+    if (!f->commit.empty()) item.set("commit", f->commit);  // a git import's resolved commit
   }
   return out;
 }

@@ -1,0 +1,350 @@
+// `mlenvc get [--update] [SOURCE...] [FILE...]`: fetch every git import of the files
+// (transitively), fill the cache `.mlenv/` beside them and write mlenv.lock.
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <set>
+
+#include "compiler/base/limits.h"
+#include "compiler/base/sha256.h"
+#include "compiler/check/git_imports.h"
+#include "compiler/diag/render.h"
+#include "compiler/driver/commands.h"
+#include "compiler/driver/options.h"
+#include "compiler/driver/pipeline.h"
+#include "compiler/plan/git_repo.h"
+
+namespace mlenv::driver {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage =
+    "usage: mlenvc get [--update] [SOURCE...] [FILE...]\n"
+    "\n"
+    "Fetches every git import of the FILEs (default: every .mlenv file of the current\n"
+    "folder), and what those files import in turn, into the cache .mlenv/ beside them (which\n"
+    "git ignores), and writes mlenv.lock there: each source's URL, the ref asked, the commit\n"
+    "it resolved to and a SHA-256 of the files used. Commit mlenv.lock. Without --update a\n"
+    "locked source stays at its commit (a tag that moved is an error); --update moves every\n"
+    "source, or each SOURCE named (`git::URL` or `git::URL?ref=REF`), to what its ref names now.\n";
+
+using SourceKey = std::pair<std::string, std::string>;  // url, ref
+
+// What one source resolved to in this run, and the files the programs used from it.
+struct Resolved {
+  std::string commit;
+  std::map<std::string, std::string> files;
+};
+
+// Writes `bytes` to `path` through a temporary file renamed over it.
+void write_file(const fs::path& path, const std::string& bytes) {
+  fs::create_directories(path.parent_path());
+  fs::path temporary = path;
+  temporary += ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << bytes;
+    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
+  }
+  fs::rename(temporary, path);
+}
+
+// The cache folder, made first with the .gitignore that keeps git from ever listing it.
+fs::path make_cache(const std::string& folder) {
+  fs::path cache = fs::path(folder.empty() ? "." : folder) / check::kCacheFolder;
+  if (!fs::exists(cache / ".gitignore"))
+    write_file(cache / ".gitignore", "# mlenvc get's cache: never committed\n*\n");
+  return cache;
+}
+
+// Git imports read from fresh fetches of each repository, at the locked commit unless updated.
+class FetchingGitFiles : public check::GitFiles {
+ public:
+  FetchingGitFiles(std::string folder, const check::LockFile& lock,
+                   std::function<bool(const SourceKey&)> update)
+      : folder_(std::move(folder)), lock_(lock), update_(std::move(update)) {}
+
+  std::variant<check::GitFile, check::GitFailure> read(const GitSource& source) override {
+    SourceKey key{source.url, source.ref};
+    if (auto failed = failures_.find(key); failed != failures_.end()) return failed->second;
+    auto it = resolved_.find(key);
+    if (it == resolved_.end()) {
+      std::variant<std::string, check::GitFailure> commit = resolve(source);
+      if (auto* failure = std::get_if<check::GitFailure>(&commit)) return failures_[key] = *failure;
+      it = resolved_.emplace(key, Resolved{std::get<std::string>(commit), {}}).first;
+    }
+    std::string error;
+    std::optional<std::string> bytes =
+        mirrors_.at(source.url)
+            ->read_file(it->second.commit, source.path, limits::kMaxFileBytes, error);
+    if (!bytes) {
+      return check::GitFailure{Code::E0223,
+                               "cannot read `" + source.path + "` of " + source.repository() +
+                                   " at " + it->second.commit.substr(0, 7) + ": " + error,
+                               "a git import reads only regular files of its repository"};
+    }
+    it->second.files[source.path] = *bytes;
+    std::string cached = check::cache_folder(source.url, it->second.commit) + "/" + source.path;
+    return check::GitFile{std::move(*bytes), it->second.commit,
+                          folder_.empty() ? cached : folder_ + "/" + cached};
+  }
+
+  const std::map<SourceKey, Resolved>& resolved() const { return resolved_; }
+
+ private:
+  // The commit `source`'s ref resolves to: the locked one unless it is being updated.
+  std::variant<std::string, check::GitFailure> resolve(const GitSource& source) {
+    plan::Mirror* mirror = fetched(source.url);
+    if (!mirror) return mirror_failures_.at(source.url);
+    bool is_tag = false;
+    std::optional<std::string> now = mirror->resolve(source.ref, is_tag);
+    if (!now) {
+      return check::GitFailure{
+          Code::E0224, "`" + source.ref + "` names no tag, branch or commit of git::" + source.url,
+          ""};
+    }
+    const check::LockedSource* locked = lock_.find(source.url, source.ref);
+    if (!locked || update_({source.url, source.ref})) return *now;
+    if (is_tag && *now != locked->commit) {
+      return check::GitFailure{
+          Code::E0225,
+          "the tag `" + source.ref + "` of git::" + source.url + " moved: mlenv.lock pins " +
+              locked->commit.substr(0, 12) + ", the repository now names " + now->substr(0, 12),
+          "`mlenvc get --update " + source.repository() + "` accepts the new commit"};
+    }
+    if (!mirror->has_commit(locked->commit)) {
+      return check::GitFailure{Code::E0224,
+                               "the locked commit " + locked->commit.substr(0, 12) + " of " +
+                                   source.repository() + " is no longer in the repository",
+                               "`mlenvc get --update " + source.repository() +
+                                   "` moves the lock to what the ref names now"};
+    }
+    return locked->commit;
+  }
+
+  // The mirror of `url`, fetched once per run; nullptr after recording why not.
+  plan::Mirror* fetched(const std::string& url) {
+    if (auto it = mirrors_.find(url); it != mirrors_.end()) return it->second.get();
+    if (mirror_failures_.count(url)) return nullptr;
+    try {
+      fs::path dir = make_cache(folder_) / "repos" / (sha256_hex(url).substr(0, 16) + ".git");
+      fs::create_directories(dir.parent_path());
+      mirrors_[url] = plan::Mirror::fetch(dir.string(), url, limits::kMaxFetchBytes);
+      return mirrors_[url].get();
+    } catch (const std::exception& e) {
+      mirror_failures_[url] =
+          check::GitFailure{Code::E0224, "cannot fetch git::" + url + ": " + e.what(), ""};
+      return nullptr;
+    }
+  }
+
+  std::string folder_;
+  const check::LockFile& lock_;
+  std::function<bool(const SourceKey&)> update_;
+  std::map<std::string, std::unique_ptr<plan::Mirror>> mirrors_;
+  std::map<std::string, check::GitFailure> mirror_failures_;
+  std::map<SourceKey, check::GitFailure> failures_;
+  std::map<SourceKey, Resolved> resolved_;
+};
+
+// Whether a diagnostic says an import could not be loaded: what get is about. The programs'
+// other errors are `check`'s business.
+bool import_failure(Code code) {
+  return code == Code::E0201 || code == Code::E0202 || code == Code::E0104 || code == Code::E0220 ||
+         code == Code::E0221 || code == Code::E0222 || code == Code::E0223 || code == Code::E0224 ||
+         code == Code::E0225;
+}
+
+// Whether SOURCE (`git::URL` or `git::URL?ref=REF`) names `key`.
+bool names(const std::string& source, const SourceKey& key) {
+  std::string text = source.substr(5);
+  return text == key.first || text == key.first + "?ref=" + key.second;
+}
+
+// Fills `<folder>/.mlenv/git/<key>/<commit>` with each resolved source's files (the whole
+// folder replaced), removes cached commits the lock no longer names, and makes git ignore
+// the cache.
+void write_cache(const fs::path& folder, const check::LockFile& lock,
+                 const std::map<SourceKey, Resolved>& resolved) {
+  fs::path cache = make_cache(folder.string());
+  // Refs of one URL that resolve to the same commit share its folder: written together.
+  std::map<fs::path, std::map<std::string, std::string>> by_folder;
+  for (const auto& [key, source] : resolved) {
+    by_folder[folder / check::cache_folder(key.first, source.commit)].insert(source.files.begin(),
+                                                                             source.files.end());
+  }
+  for (const auto& [target, files] : by_folder) {
+    fs::path temporary = target;
+    temporary += ".tmp-" + std::to_string(::getpid());
+    fs::remove_all(temporary);
+    for (const auto& [path, bytes] : files) write_file(temporary / path, bytes);
+    fs::remove_all(target);
+    fs::rename(temporary, target);
+  }
+  std::set<fs::path> kept;
+  for (const check::LockedSource& s : lock.sources)
+    kept.insert(folder / check::cache_folder(s.url, s.commit));
+  std::error_code ignored;
+  for (const auto& key_dir : fs::directory_iterator(cache / "git", ignored)) {
+    for (const auto& commit_dir : fs::directory_iterator(key_dir.path(), ignored)) {
+      if (!kept.count(commit_dir.path())) fs::remove_all(commit_dir.path(), ignored);
+    }
+  }
+}
+
+// The new lock: each resolved source with the files used, and, when FILEs were named, the
+// old entries these files did not reach (other files of the folder may use them).
+check::LockFile merge(const check::LockFile& old, const std::map<SourceKey, Resolved>& resolved,
+                      bool keep_unreached) {
+  check::LockFile lock;
+  for (const auto& [key, source] : resolved) {
+    check::LockedSource& entry = lock.sources.emplace_back();
+    entry.url = key.first;
+    entry.ref = key.second;
+    entry.commit = source.commit;
+    entry.sha256 = check::files_sha256(source.files);
+    for (const auto& [path, bytes] : source.files) entry.files.push_back(path);
+  }
+  if (keep_unreached) {
+    for (const check::LockedSource& s : old.sources) {
+      if (!resolved.count({s.url, s.ref})) lock.sources.push_back(s);
+    }
+  }
+  return lock;
+}
+
+void print_changes(const check::LockFile& old, const check::LockFile& lock) {
+  for (const check::LockedSource& s : lock.sources) {
+    const check::LockedSource* before = old.find(s.url, s.ref);
+    std::cout << "  git::" << printable(s.url) << "?ref=" << printable(s.ref) << "  "
+              << s.commit.substr(0, 12) << "  " << s.files.size()
+              << (s.files.size() == 1 ? " file" : " files");
+    if (!before) {
+      std::cout << "  (new)";
+    } else if (before->commit != s.commit) {
+      std::cout << "  (was " << before->commit.substr(0, 12) << ")";
+    }
+    std::cout << '\n';
+  }
+  for (const check::LockedSource& s : old.sources) {
+    if (!lock.find(s.url, s.ref))
+      std::cout << "  git::" << printable(s.url) << "?ref=" << printable(s.ref) << "  removed\n";
+  }
+}
+
+// The root files: those named, or every .mlenv file of the current folder.
+std::vector<std::string> root_files(const std::vector<std::string>& named) {
+  if (!named.empty()) return named;
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(".")) {
+    if (entry.is_regular_file() && entry.path().extension() == ".mlenv")
+      files.push_back(entry.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+int run_get(const Args& args) {
+  Options options = parse_options(args, {"help", "h", "update"}, {});
+  if (options.flag("help") || options.flag("h")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  std::vector<std::string> sources, named;
+  for (const std::string& arg : options.positional)
+    (is_git_source(arg) ? sources : named).push_back(arg);
+  if (!options.error.empty() || (!sources.empty() && !options.flag("update"))) {
+    std::cerr << "mlenvc get: "
+              << (options.error.empty() ? "a SOURCE is named only with --update" : options.error)
+              << '\n'
+              << kUsage;
+    return 1;
+  }
+  std::vector<std::string> files = root_files(named);
+  if (files.empty()) {
+    std::cerr << "mlenvc get: no .mlenv file in the current folder; name the FILEs\n";
+    return 1;
+  }
+  std::string folder = parent_path(files[0]);
+  for (const std::string& file : files) {
+    if (parent_path(file) != folder) {
+      std::cerr << "mlenvc get: the FILEs share one mlenv.lock, so they must be in one folder; "
+                   "run get once per folder\n";
+      return 1;
+    }
+  }
+  fs::path lock_path = fs::path(folder.empty() ? "." : folder) / check::kLockFileName;
+  DiskFileSystem disk;
+  check::LockFile old;
+  std::string error;
+  if (std::optional<std::string> text = disk.read(lock_path.string(), error)) {
+    std::optional<check::LockFile> parsed = check::parse_lock_file(*text, error);
+    if (!parsed) {
+      std::cerr << "mlenvc get: " << lock_path.string()
+                << " is not a lock file mlenvc wrote: " << error << "; remove it to start over\n";
+      return 1;
+    }
+    old = std::move(*parsed);
+  }
+  bool update_all = options.flag("update") && sources.empty();
+  std::set<std::string> unused(sources.begin(), sources.end());
+  FetchingGitFiles git(folder, old, [&](const SourceKey& key) {
+    bool named_here = false;
+    for (const std::string& source : sources) {
+      if (names(source, key)) {
+        unused.erase(source);
+        named_here = true;
+      }
+    }
+    return update_all || named_here;
+  });
+  bool failed = false;
+  for (const std::string& file : files) {
+    std::unique_ptr<Compilation> compilation = compile(file, disk, &git);
+    for (const Diagnostic& d : compilation->diagnostics.all()) {
+      if (d.severity == Severity::Error && import_failure(d.code)) {
+        failed = true;
+        render_text(std::cerr, compilation->sources, d,
+                    ::isatty(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr);
+        std::cerr << '\n';
+      }
+    }
+  }
+  for (const std::string& source : unused) {
+    std::cerr << "mlenvc get: " << printable(source) << " names no git source of these files\n";
+    failed = true;
+  }
+  if (failed) {
+    std::cerr << "mlenvc get: mlenv.lock unchanged\n";
+    return 1;
+  }
+  check::LockFile lock = merge(old, git.resolved(), !named.empty());
+  if (lock.sources.empty() && !fs::exists(lock_path)) {
+    std::cout << "No git imports: nothing to lock.\n";
+    return 0;
+  }
+  try {
+    fs::path base = folder.empty() ? fs::path(".") : fs::path(folder);
+    write_cache(base, lock, git.resolved());
+    std::string text = check::write_lock_file(lock);
+    std::optional<std::string> before = disk.read(lock_path.string(), error);
+    if (!before || *before != text) write_file(lock_path, text);
+    print_changes(old, lock);
+    std::cout << (before && *before == text
+                      ? "mlenv.lock is up to date.\n"
+                      : "Wrote " + lock_path.lexically_normal().string() + ".\n");
+  } catch (const std::exception& e) {
+    std::cerr << "mlenvc get: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace mlenv::driver
