@@ -33,6 +33,6 @@ if grep -q '"wrong": [1-9]' "$dir/results/gpu.json"; then echo "wrong values"; e
 # An acceptance run starts nothing after the check, services included.
 if [ -e "$dir/service-started" ]; then echo "a service was started"; exit 1; fi
 # The same document on one stdout line, for `mlenvc results`.
-grep -q '^MLENV_RESULTS {"format_version":1,.*"status":"passed"' "$dir/stdout" \
+grep -q '^MLENV_RESULTS {"format_version":2,.*"status":"passed"' "$dir/stdout" \
   || { echo "no MLENV_RESULTS line"; cat "$dir/stdout"; exit 1; }
 echo "single-GPU sweep passed"
