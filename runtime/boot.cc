@@ -348,6 +348,7 @@ int run_self_test(const BootContext& context, const Identity& identity, const Jo
   check.step_timeout_s = context.config.nccl_step_timeout_s;
   check.step_bytes = std::min<std::uint64_t>(context.config.nccl_max_bytes, check.step_bytes);
   check.simulate_model = simulate_model(context.user);
+  check.hosts = plan.hosts;
   for (const auto& [name, value] : env.common) {
     if (name.starts_with("NCCL_")) check.nccl_env[name] = value;
   }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct StepSpec {
   int rail = -1;           ///< "rail": the index of the HCA, in this node's rail order
   std::uint64_t bytes = 0;
   double timeout_s = 60;
+  std::string unique_id;  ///< "rail": the group's communicator id, made by rank 0 (hex)
 };
 
 /// What one node measured in a step: the group's all-reduce busbw, or why there is none.
@@ -49,6 +51,9 @@ class Collective {
   virtual StepFigure step(const StepSpec& spec) = 0;
   /// This node's HCAs in rail order (the rail test runs once per entry).
   virtual std::vector<std::string> rails() const = 0;
+  /// A fresh id for a communicator of its own (a rail group's), made on rank 0; "" when the
+  /// backend needs none.
+  virtual std::string group_id() = 0;
   /// The NCCL version measured with, empty for the simulation.
   virtual std::string version() const = 0;
   /// Ends the world communicator; called once, after the last step.
@@ -66,7 +71,15 @@ std::unique_ptr<Collective> make_simulated_collective(const Json& model, int nod
 /// BootError(kExitConfigError).
 std::unique_ptr<Collective> make_nccl_collective(const std::vector<std::string>& rails);
 
-/// The HCAs of an `NCCL_IB_HCA` value ("=mlx5_0:1,mlx5_1:1" → mlx5_0, mlx5_1).
+/// The entries of an `NCCL_IB_HCA` value ("=mlx5_0:1,mlx5_1:1" → mlx5_0:1, mlx5_1:1).
 std::vector<std::string> hcas_of(const std::string& nccl_ib_hca);
+
+/// The variable that makes mlenv-boot a rail test's child: one communicator over one HCA
+/// (NCCL reads NCCL_IB_HCA once per process, so each rail needs a process of its own).
+inline constexpr const char* kRailStepVariable = "MLENV_BOOT_RAIL_STEP";
+
+/// Runs the rail test's child when kRailStepVariable is set and returns its exit code; nullopt
+/// otherwise. The child prints `MLENV_RAIL_BUSBW <GB/s>` on stdout.
+std::optional<int> run_rail_step_child();
 
 }  // namespace boot

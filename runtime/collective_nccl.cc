@@ -4,6 +4,14 @@
 // launched back to back on one stream, the wall time from the first launch to the stream's
 // completion divided by 20, so small messages measure the same launch-bound latency.
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include "collective.h"
 #include "exit_code.h"
 #include "log.h"
@@ -42,6 +50,12 @@ std::string make_nccl_unique_id() {
 std::unique_ptr<Collective> make_nccl_collective(const std::vector<std::string>&) {
   make_nccl_unique_id();
   return nullptr;
+}
+
+std::optional<int> run_rail_step_child() {
+  if (!std::getenv(kRailStepVariable)) return std::nullopt;
+  log_error("the rail test needs an mlenv-boot built with NCCL");
+  return kExitConfigError;
 }
 
 #else
@@ -262,6 +276,7 @@ class NcclCollective : public Collective {
                                                std::to_string(devices) + " GPUs are visible");
     }
     world_ = request.nnodes * local_;
+    node_rank_ = request.node_rank;
     first_rank_ = request.node_rank * local_;
     std::string id_hex =
         request.unique_id_hex.empty() ? make_nccl_unique_id() : request.unique_id_hex;
@@ -315,9 +330,8 @@ class NcclCollective : public Collective {
     return figure;
   }
 
-  // Empty until the per-rail test exists (rail_step): the rail steps are then skipped and a
-  // network suspect is named as a node.
-  std::vector<std::string> rails() const override { return {}; }
+  std::vector<std::string> rails() const override { return rails_; }
+  std::string group_id() override { return make_nccl_unique_id(); }
   std::string version() const override { return nccl_version_text(); }
 
   void finish(Clock::time_point deadline) override { destroy_all(ranks_.comms, deadline); }
@@ -369,18 +383,86 @@ class NcclCollective : public Collective {
   }
 
   // NCCL reads NCCL_IB_HCA once per process, so a rail cannot be chosen for a communicator split
-  // from the world one; the rail test needs a process of its own per rail.
+  // from the world one: each rail test runs in a child mlenv-boot with only that HCA, and
+  // NCCL_NET=IB, so that a rail NCCL cannot use fails instead of silently running over TCP.
   StepFigure rail_step(const StepSpec& spec) {
     StepFigure figure;
-    if (spec.rail >= 0 && static_cast<size_t>(spec.rail) < rails_.size())
-      figure.hca = rails_[static_cast<size_t>(spec.rail)];
-    if (!spec.nodes.empty()) figure.error = "the per-rail test is not implemented for NCCL yet";
+    if (spec.rail < 0 || static_cast<size_t>(spec.rail) >= rails_.size()) {
+      if (!spec.nodes.empty()) figure.error = "this node has no rail " + std::to_string(spec.rail);
+      return figure;
+    }
+    const std::string& entry = rails_[static_cast<size_t>(spec.rail)];
+    figure.hca = entry.substr(0, entry.find(':'));
+    if (spec.nodes.empty()) return figure;
+    int position = static_cast<int>(std::find(spec.nodes.begin(), spec.nodes.end(), node_rank_) -
+                                    spec.nodes.begin());
+    Json request = Json::object();
+    request.set("unique_id", spec.unique_id)
+        .set("nranks", static_cast<int>(spec.nodes.size()) * local_)
+        .set("first_rank", position * local_)
+        .set("local", local_)
+        .set("bytes", static_cast<std::int64_t>(std::min<std::uint64_t>(spec.bytes, bytes_)))
+        .set("timeout_s", spec.timeout_s);
+    std::string output;
+    std::string error = run_child(
+        {{kRailStepVariable, request.dump()}, {"NCCL_IB_HCA", "=" + entry}, {"NCCL_NET", "IB"}},
+        spec.timeout_s, output);
+    size_t at = output.find("MLENV_RAIL_BUSBW ");
+    if (error.empty() && at == std::string::npos) error = "the rail test printed no figure";
+    if (!error.empty()) {
+      figure.error = error;
+      return figure;
+    }
+    figure.busbw_gbps = std::strtod(output.c_str() + at + 17, nullptr);
     return figure;
+  }
+
+  // Runs /proc/self/exe with extra variables, collecting its stdout; kills it at the deadline.
+  // Returns why it failed, or "".
+  static std::string run_child(const std::vector<std::pair<std::string, std::string> >& env,
+                               double timeout_s, std::string& output) {
+    int pipe_fds[2];
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return "pipe failed";
+    pid_t pid = ::fork();
+    if (pid < 0) return "fork failed";
+    if (pid == 0) {
+      ::dup2(pipe_fds[1], STDOUT_FILENO);
+      for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
+      char name[] = "mlenv-boot";
+      char* argv[] = {name, nullptr};
+      ::execv("/proc/self/exe", argv);
+      ::_exit(127);
+    }
+    ::close(pipe_fds[1]);
+    Clock::time_point deadline = time_after(Clock::now(), timeout_s + 5);
+    char buffer[4096];
+    for (;;) {
+      pollfd fd{pipe_fds[0], POLLIN, 0};
+      int ready = ::poll(&fd, 1, poll_timeout_ms(deadline));
+      if (ready > 0) {
+        ssize_t got = ::read(pipe_fds[0], buffer, sizeof buffer);
+        if (got <= 0) break;
+        output.append(buffer, static_cast<size_t>(got));
+      } else if (Clock::now() >= deadline) {
+        ::kill(pid, SIGKILL);
+        break;
+      }
+    }
+    ::close(pipe_fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) return "the rail test did not finish before the deadline";
+    if (WEXITSTATUS(status) != 0) {
+      return "the rail test failed (exit " + std::to_string(WEXITSTATUS(status)) +
+             "): no usable connection over this HCA";
+    }
+    return "";
   }
 
   std::vector<std::string> rails_;
   LocalRanks ranks_;
   int local_ = 1;
+  int node_rank_ = 0;
   int world_ = 1;
   int first_rank_ = 0;
   size_t bytes_ = 0;
@@ -397,6 +479,52 @@ std::string make_nccl_unique_id() {
 
 std::unique_ptr<Collective> make_nccl_collective(const std::vector<std::string>& rails) {
   return std::make_unique<NcclCollective>(rails);
+}
+
+std::optional<int> run_rail_step_child() {
+  const char* text = std::getenv(kRailStepVariable);
+  if (!text) return std::nullopt;
+  JsonParseResult parsed = parse_json(text);
+  if (!parsed.value || !parsed.value->is_object()) {
+    log_error(std::string(kRailStepVariable) + " is not a JSON object");
+    return kExitConfigError;
+  }
+  const Json& request = *parsed.value;
+  auto number = [&](const char* key) {
+    const Json* value = request.find(key);
+    return value && value->is_number() ? value->as_number() : 0.0;
+  };
+  const Json* id = request.find("unique_id");
+  int local = static_cast<int>(number("local"));
+  int nranks = static_cast<int>(number("nranks"));
+  int first = static_cast<int>(number("first_rank"));
+  size_t bytes = static_cast<size_t>(number("bytes"));
+  Clock::time_point deadline = time_after(Clock::now(), number("timeout_s"));
+  try {
+    LocalRanks ranks;
+    ranks.allocate(local, bytes, static_cast<float>(first + 1));
+    ncclUniqueId unique = from_hex(id && id->is_string() ? id->as_string() : "");
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    ncclResult_t group = ncclGroupStart();
+    for (int i = 0; i < local && group == ncclSuccess; ++i) {
+      check_cuda(cudaSetDevice(i), "cudaSetDevice");
+      ncclResult_t init = ncclCommInitRankConfig(&ranks.comms[static_cast<size_t>(i)], nranks,
+                                                 unique, first + i, &config);
+      if (init != ncclSuccess && init != ncclInProgress) fail_nccl("ncclCommInitRankConfig", init);
+    }
+    group = ncclGroupEnd();
+    if (group != ncclSuccess && group != ncclInProgress) fail_nccl("ncclGroupEnd", group);
+    wait_for_comms(ranks.comms, deadline, "ncclCommInitRankConfig");
+    double seconds = ranks.time_calls(ranks.comms, bytes / sizeof(float), deadline);
+    double busbw = allreduce_busbw(algorithm_bandwidth(bytes, seconds), nranks);
+    destroy_all(ranks.comms, deadline);
+    std::printf("MLENV_RAIL_BUSBW %.6f\n", busbw);
+    return kExitOk;
+  } catch (const BootError& failure) {
+    log_error(failure.what());
+    return kExitNcclCheckError;
+  }
 }
 
 #endif

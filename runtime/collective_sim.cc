@@ -166,6 +166,7 @@ class SimulatedCollective : public Collective {
     pause_for(cluster_.step_s);
     if (spec.kind == "rail") {
       figure.hca = cluster_.rails.at(static_cast<size_t>(spec.rail));
+      figure.hca = figure.hca.substr(0, figure.hca.find(':'));
       double slowest = cluster_.rail_gbps;
       for (int node : spec.nodes) slowest = std::min(slowest, cluster_.rail(node, figure.hca));
       if (spec.nodes.size() == 2) slowest *= cluster_.link(spec.nodes[0], spec.nodes[1]);
@@ -178,6 +179,7 @@ class SimulatedCollective : public Collective {
   }
 
   std::vector<std::string> rails() const override { return cluster_.rails; }
+  std::string group_id() override { return ""; }
   std::string version() const override { return ""; }
   void finish(Clock::time_point) override {}
 
@@ -208,7 +210,6 @@ std::vector<std::string> hcas_of(const std::string& nccl_ib_hca) {
     size_t comma = text.find(',', at);
     std::string entry =
         text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    entry = entry.substr(0, entry.find(':'));
     if (!entry.empty()) out.push_back(entry);
     if (comma == std::string::npos) break;
     at = comma + 1;

@@ -47,7 +47,8 @@ Json step_message(int id, const StepSpec& spec) {
       .set("nodes", std::move(nodes))
       .set("rail", spec.rail)
       .set("bytes", static_cast<std::int64_t>(spec.bytes))
-      .set("timeout_s", spec.timeout_s);
+      .set("timeout_s", spec.timeout_s)
+      .set("unique_id", spec.unique_id);
   return out;
 }
 
@@ -62,6 +63,7 @@ StepSpec step_from_message(const Json& message) {
     return value && value->is_number() ? value->as_number() : fallback;
   };
   spec.kind = text("kind");
+  spec.unique_id = text("unique_id");
   spec.group = static_cast<int>(number("group", -1));
   spec.rail = static_cast<int>(number("rail", -1));
   spec.bytes = static_cast<std::uint64_t>(number("bytes", 0));
@@ -299,7 +301,9 @@ void rail_steps(Localisation& out, StepRunner& runner, Collective& collective, i
     std::vector<StepSpec> specs = idle_specs(nnodes, "rail", bytes, runner.timeout_s());
     for (size_t group = 0; group < groups.size(); ++group) {
       auto [suspect, partner] = groups[group];
+      std::string id = collective.group_id();
       for (int node : {suspect, partner}) {
+        specs[static_cast<size_t>(node)].unique_id = id;
         StepSpec& spec = specs[static_cast<size_t>(node)];
         spec.group = static_cast<int>(group);
         spec.nodes = {std::min(suspect, partner), std::max(suspect, partner)};

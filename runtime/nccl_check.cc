@@ -86,6 +86,9 @@ Json results_to_json(const NcclCheckRequest& request, const std::vector<SweepRow
       .set("avg_busbw_gbps", average_busbw(rows))
       .set("rows", std::move(table))
       .set("env", to_json(request.nccl_env));
+  Json hosts = Json::array();
+  for (const std::string& host : request.hosts) hosts.push(host);
+  out.set("hosts", std::move(hosts));
   Json localised = localisation_to_json(localisation);
   for (const auto& [key, value] : localised.as_object()) out.set(key, value);
   return out;

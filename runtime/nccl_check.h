@@ -42,7 +42,8 @@ struct NcclCheckRequest {
   bool diagnose = false;       ///< localise even when the sweep passes
   double step_timeout_s = 60;  ///< the deadline of each localisation step
   std::uint64_t step_bytes = std::uint64_t{256} << 20;  ///< each step's message size
-  std::string simulate_model;  ///< a cluster model (kSimulateVariable's file): simulate
+  std::string simulate_model;      ///< a cluster model (kSimulateVariable's file): simulate
+  std::vector<std::string> hosts;  ///< hosts[i] is node i, as the plan has them
 };
 
 /// One size of the sweep, as a row of nccl-tests' table.

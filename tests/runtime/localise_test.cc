@@ -232,3 +232,23 @@ TEST_CASE("localise: a passing sweep without diagnose runs no step", "[localise]
   CHECK(run.results.find("nodes")->as_array().empty());
   for (BootProcess& node : run.nodes) CHECK(node.exit_code == 0);
 }
+
+TEST_CASE("localise: a node dying during the sweep is named, and the others stop", "[localise]") {
+  TempDir dir;
+  Run run = run_acceptance(dir, 3, model({fault({{"node", 1}, {"dies_in", "sweep"}})}), false);
+  CHECK(named(run.results) == std::set<Named>{{1, -1, ""}});
+  CHECK(run.results.find("suspects")
+            ->as_array()[0]
+            .find("reason")
+            ->as_string()
+            .find("lost during the sweep step") == 0);
+  CHECK(run.nodes[1].exit_code == 137);
+  CHECK(run.nodes[0].exit_code == 1);
+  CHECK(run.nodes[2].exit_code == 1);
+}
+
+TEST_CASE("localise: NCCL_IB_HCA's entries are the rails", "[localise]") {
+  CHECK(boot::hcas_of("=mlx5_0:1,mlx5_3:1") == std::vector<std::string>{"mlx5_0:1", "mlx5_3:1"});
+  CHECK(boot::hcas_of("mlx5_2").size() == 1);
+  CHECK(boot::hcas_of("").empty());
+}

@@ -92,9 +92,10 @@ TEST_CASE("nccl check: results.json has the contract's shape", "[nccl]") {
                                          "finished_at",    "total_time_s",
                                          "min_busbw_gbps", "avg_busbw_gbps",
                                          "rows",           "env",
-                                         "localised",      "nodes",
-                                         "pairs",          "rails",
-                                         "steps",          "suspects"});
+                                         "hosts",          "localised",
+                                         "nodes",          "pairs",
+                                         "rails",          "steps",
+                                         "suspects"});
   CHECK(json.find("format_version")->as_int() == 2);
   CHECK(json.find("localised")->as_bool());
   CHECK(json.find("nodes")->as_array()[1] ==
