@@ -372,6 +372,8 @@ class NcclCollective : public Collective {
     group = ncclGroupEnd();
     if (group != ncclSuccess && group != ncclInProgress) fail_nccl("ncclGroupEnd", group);
     wait_for_comms(children, deadline, "ncclCommSplit");
+    // A rank in no group gets no child to poll: the split completes on its world communicator.
+    wait_for_comms(ranks_.comms, deadline, "ncclCommSplit");
     if (spec.nodes.empty()) return 0;
     size_t count = std::min<size_t>(spec.bytes, bytes_) / sizeof(float);
     double seconds = ranks_.time_calls(children, count, deadline);

@@ -136,6 +136,16 @@ std::unique_ptr<Collective> make_collective(const NcclCheckRequest& request) {
   return make_simulated_collective(*model.value, request.node_rank, request.nnodes);
 }
 
+// Ends the world communicator; a failure there changes no verdict, so it is only logged.
+void finish(Collective& collective) {
+  try {
+    collective.finish(time_after(Clock::now(), 30));
+  } catch (const BootError& failure) {
+    if (failure.code() >= 128) throw;
+    log_warning(failure.what());
+  }
+}
+
 // A verdict that passed on figures still fails when the localisation named someone.
 void fail_on_suspects(SweepVerdict& verdict, const Localisation& localisation) {
   if (verdict.status != "passed" || localisation.suspects.empty()) return;
@@ -165,7 +175,7 @@ int run_nccl_check(const NcclCheckRequest& request, NodeLinks& links) {
     double wait_s = request.timeout_s + 2 * request.step_timeout_s + 10;
     int code = request.nnodes > 1 ? follow_steps(*collective, *links.rank0, wait_s)
                                   : verdict_exit_code(verdict);
-    if (verdict.status != "error") collective->finish(time_after(Clock::now(), 30));
+    if (verdict.status != "error") finish(*collective);
     return code;
   }
   // Members that died during the sweep are the suspects; the others cannot measure without them.
@@ -184,14 +194,7 @@ int run_nccl_check(const NcclCheckRequest& request, NodeLinks& links) {
   }
   int code = verdict_exit_code(verdict);
   end_steps(links, code);
-  if (verdict.status != "error") {
-    try {
-      collective->finish(time_after(Clock::now(), 30));
-    } catch (const BootError& failure) {
-      if (failure.code() >= 128) throw;
-      log_warning(failure.what());
-    }
-  }
+  if (verdict.status != "error") finish(*collective);
   times.finished_at = utc_now();
   times.total_time_s = std::chrono::duration<double>(Clock::now() - started).count();
   publish_results(
