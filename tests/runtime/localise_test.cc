@@ -12,6 +12,7 @@
 #include "exit_code.h"
 #include "harness.h"
 #include "localise.h"
+#include "util.h"
 
 using boot::Json;
 using boot_test::BootProcess;
@@ -251,4 +252,22 @@ TEST_CASE("localise: NCCL_IB_HCA's entries are the rails", "[localise]") {
   CHECK(boot::hcas_of("=mlx5_0:1,mlx5_3:1") == std::vector<std::string>{"mlx5_0:1", "mlx5_3:1"});
   CHECK(boot::hcas_of("mlx5_2").size() == 1);
   CHECK(boot::hcas_of("").empty());
+}
+
+TEST_CASE("localise: a rail test's child without a usable GPU fails at once with no figure",
+          "[localise]") {
+  if (boot::path_exists("/dev/nvidia0")) {
+    SUCCEED("a GPU is present: tests/bench/gpu_bench.sh exercises the NCCL backend");
+    return;
+  }
+  TempDir dir;
+  BootProcess child = boot_test::start_boot(
+      dir, "rail", {},
+      {{boot::kRailStepVariable, R"({"unique_id":"","nranks":2,"first_rank":0,)"
+                                 R"("local":1,"bytes":1024,"timeout_s":5})"}});
+  REQUIRE(boot_test::wait_exit(child, 20));
+  // Built with NCCL: CUDA finds no GPU (74); without NCCL: a configuration error (78).
+  CHECK(
+      (child.exit_code == boot::kExitNcclCheckError || child.exit_code == boot::kExitConfigError));
+  CHECK(child.out().find("MLENV_RAIL_BUSBW") == std::string::npos);
 }
