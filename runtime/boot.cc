@@ -42,12 +42,29 @@ struct BootContext {
   Clock::time_point start;
 };
 
-// The outcome of the rendezvous on this node, whatever its role.
+// The outcome of the rendezvous on this node, whatever its role. The connections stay plain
+// through the self-test, whose steps use them, and become the control link afterwards.
 struct Agreement {
   JobPlan plan;
   std::string reached_interface;
-  std::unique_ptr<ControlLink> link;
+  NodeLinks links;
 };
+
+// The control channel over the rendezvous connections, for the supervisor.
+std::unique_ptr<ControlLink> control_link(Agreement& agreement, const Identity& identity,
+                                          double heartbeat_s) {
+  if (identity.nnodes == 1) return make_solo_link();
+  if (identity.node_rank == 0) {
+    return make_coordinator_link(std::move(agreement.links.members), heartbeat_s);
+  }
+  return make_member_link(std::move(agreement.links.rank0), heartbeat_s);
+}
+
+// The cluster model of a simulated self-test (tests only), or "" for NCCL.
+std::string simulate_model(const EnvMap& user) {
+  std::optional<std::string> model = lookup(user, kSimulateVariable);
+  return model ? *model : "";
+}
 
 // This node's socket interface and environment, derived from the shared plan.
 struct LocalEnvironment {
@@ -87,7 +104,8 @@ Identity establish_identity(const BootContext& context) {
 }
 
 void refuse_check_without_nccl(const BootContext& context, const Identity& identity) {
-  if (!context.options.nccl_check || nccl_check_built()) return;
+  if (!context.options.nccl_check || nccl_check_built() || !simulate_model(context.user).empty())
+    return;
   fail_before_self_test(context, identity, context.config.transport, kExitConfigError,
                         "--nccl-check: this mlenv-boot was built without NCCL (CUDA and NCCL "
                         "were not found when it was compiled)");
@@ -193,14 +211,14 @@ Agreement coordinate(const BootContext& context, const Identity& identity, const
   agreement.reached_interface = coordinator.reached_interface();
   // The NCCL id embeds rank 0's bootstrap address, so its NCCL variables must be set first.
   if (context.options.nccl_check && !context.options.dry_run &&
-      agreement.plan.transport_error.empty()) {
+      agreement.plan.transport_error.empty() && simulate_model(context.user).empty()) {
     apply_nccl_environment(
         local_environment(context, identity, probe, agreement.plan, agreement.reached_interface)
             .env);
     agreement.plan.nccl_unique_id = make_nccl_unique_id();
   }
   coordinator.send_plan(agreement.plan);
-  agreement.link = make_coordinator_link(coordinator.take_members(), context.config.heartbeat_s);
+  agreement.links.members = coordinator.take_members();
   return agreement;
 }
 
@@ -216,7 +234,7 @@ Agreement join(const BootContext& context, const Identity& identity, const JoinR
   Agreement agreement;
   agreement.plan = membership.plan;
   agreement.reached_interface = interface_of_address(membership.local_address);
-  agreement.link = make_member_link(std::move(membership.link), context.config.heartbeat_s);
+  agreement.links.rank0 = std::move(membership.link);
   return agreement;
 }
 
@@ -230,7 +248,6 @@ Agreement agree_on_plan(const BootContext& context, const Identity& identity,
   if (identity.nnodes == 1) {
     Agreement agreement;
     agreement.plan = decide_plan(context.config, {request.report}, context.config.job);
-    agreement.link = make_solo_link();
     return agreement;
   }
   if (identity.node_rank == 0) {
@@ -314,7 +331,7 @@ void write_node_files(const BootConfig& config, const JobPlan& plan, const Ident
 
 // Phase 6: the NCCL all-reduce sweep across every GPU of every node; its exit code.
 int run_self_test(const BootContext& context, const Identity& identity, const JobPlan& plan,
-                  const NodeEnvironment& env) {
+                  const NodeEnvironment& env, NodeLinks& links) {
   apply_nccl_environment(env);
   NcclCheckRequest check;
   check.job = context.config.job;
@@ -327,10 +344,15 @@ int run_self_test(const BootContext& context, const Identity& identity, const Jo
   check.min_busbw_gbps = context.config.nccl_min_busbw_gbps;
   check.timeout_s = context.config.nccl_timeout_s;
   check.results_path = context.options.results_path;
+  check.diagnose = context.config.nccl_diagnose;
+  check.step_timeout_s = context.config.nccl_step_timeout_s;
+  check.step_bytes = std::min<std::uint64_t>(context.config.nccl_max_bytes, check.step_bytes);
+  check.simulate_model = simulate_model(context.user);
+  check.hosts = plan.hosts;
   for (const auto& [name, value] : env.common) {
     if (name.starts_with("NCCL_")) check.nccl_env[name] = value;
   }
-  return run_nccl_check(check);
+  return run_nccl_check(check, links);
 }
 
 // Phase 7a: the workers or the launcher, and rank 0's services.
@@ -388,13 +410,14 @@ int run_boot(const Options& options) {
   write_node_files(context.config, plan, identity, local.env);
 
   if (options.nccl_check) {
-    int code = run_self_test(context, identity, plan, local.env);
-    if (code != kExitOk) agreement.link->report_failure(code, "the NCCL self-test failed");
+    // Every node ends with rank 0's verdict, which the steps' end carries to the members.
+    int code = run_self_test(context, identity, plan, local.env, agreement.links);
     // An acceptance run has no command: the self-test's result is the run's result.
     bool acceptance = options.command.empty() && context.config.command.empty();
     if (code != kExitOk || acceptance) return code;
   }
-  return launch(context, identity, spec, *agreement.link);
+  std::unique_ptr<ControlLink> link = control_link(agreement, identity, context.config.heartbeat_s);
+  return launch(context, identity, spec, *link);
 }
 
 }  // namespace boot

@@ -289,6 +289,12 @@ BootConfig parse_config(std::string_view text) {
     }
     config.nccl_timeout_s = get_seconds(*check, "timeout_s", "nccl_check.timeout_s",
                                         config.nccl_timeout_s, kDeadlineBounds);
+    config.nccl_step_timeout_s = get_seconds(*check, "step_timeout_s", "nccl_check.step_timeout_s",
+                                             config.nccl_step_timeout_s, kDeadlineBounds);
+    if (const Json* diagnose = check->find("diagnose")) {
+      if (!diagnose->is_bool()) invalid("nccl_check.diagnose", "must be true or false");
+      config.nccl_diagnose = diagnose->as_bool();
+    }
   }
   config.digest = fnv1a_hex(text);
   return config;

@@ -74,7 +74,9 @@ struct BootConfig {
   double nccl_min_busbw_gbps = 0;
   std::uint64_t nccl_max_bytes = std::uint64_t{128} << 20;
   double nccl_timeout_s = 120;
-  std::string digest;  ///< a hash of the document's bytes, for the derived job token
+  bool nccl_diagnose = false;       ///< localise even when the sweep passes
+  double nccl_step_timeout_s = 60;  ///< the deadline of each localisation step
+  std::string digest;               ///< a hash of the document's bytes, for the derived job token
 };
 
 /// Parses boot.json text; throws BootError(kExitConfigError) naming the offending key.

@@ -6,12 +6,15 @@
 #include <vector>
 
 #include "boot.h"
+#include "collective.h"
 #include "exit_code.h"
 #include "log.h"
 #include "options.h"
 
 int main(int argc, char** argv) {
   try {
+    // A rail test's child (collective_nccl.cc) is this binary with one variable set.
+    if (std::optional<int> code = boot::run_rail_step_child()) return *code;
     boot::Options options = boot::parse_options(std::vector<std::string>(argv + 1, argv + argc));
     if (options.help) {
       std::fputs(boot::usage_text(), stdout);

@@ -4,18 +4,11 @@
 
 #include <ctime>
 
+#include "collective.h"
 #include "exit_code.h"
 #include "log.h"
 #include "signals.h"
 #include "util.h"
-
-#ifdef MLENV_BOOT_WITH_NCCL
-#include <cuda_runtime_api.h>
-#include <nccl.h>
-
-#include <cstdio>
-#include <cstring>
-#endif
 
 namespace boot {
 
@@ -61,7 +54,7 @@ int verdict_exit_code(const SweepVerdict& verdict) {
 
 Json results_to_json(const NcclCheckRequest& request, const std::vector<SweepRow>& rows,
                      const SweepVerdict& verdict, const std::string& nccl_version,
-                     const CheckTimes& times) {
+                     const CheckTimes& times, const Localisation& localisation) {
   Json table = Json::array();
   for (const SweepRow& row : rows) {
     // nccl-tests' columns: size, count, type, redop, time, algbw, busbw, #wrong.
@@ -77,7 +70,7 @@ Json results_to_json(const NcclCheckRequest& request, const std::vector<SweepRow
     table.push(std::move(entry));
   }
   Json out = Json::object();
-  out.set("format_version", 1)
+  out.set("format_version", 2)
       .set("job", request.job)
       .set("status", verdict.status)
       .set("error", verdict.error)
@@ -93,6 +86,11 @@ Json results_to_json(const NcclCheckRequest& request, const std::vector<SweepRow
       .set("avg_busbw_gbps", average_busbw(rows))
       .set("rows", std::move(table))
       .set("env", to_json(request.nccl_env));
+  Json hosts = Json::array();
+  for (const std::string& host : request.hosts) hosts.push(host);
+  out.set("hosts", std::move(hosts));
+  Json localised = localisation_to_json(localisation);
+  for (const auto& [key, value] : localised.as_object()) out.set(key, value);
   return out;
 }
 
@@ -118,298 +116,97 @@ std::string utc_now() {
   return text;
 }
 
-#ifndef MLENV_BOOT_WITH_NCCL
-
-bool nccl_check_built() {
-  return false;
-}
-std::string nccl_version_text() {
-  return "";
-}
-bool nccl_needs_gid_index() {
-  return false;
-}
-
-std::string make_nccl_unique_id() {
-  throw BootError(kExitConfigError,
-                  "--nccl-check: this mlenv-boot was built without NCCL (CUDA and NCCL were not "
-                  "found when it was compiled)");
-}
-
-int run_nccl_check(const NcclCheckRequest&) {
-  make_nccl_unique_id();
-  return kExitConfigError;
-}
-
-#else
-
-bool nccl_check_built() {
-  return true;
-}
-
-std::string nccl_version_text() {
-  int code = 0;
-  if (ncclGetVersion(&code) != ncclSuccess) code = NCCL_VERSION_CODE;
-  // NCCL encodes 2.8 and older as X*1000+Y*100+Z, later ones as X*10000+Y*100+Z.
-  int major = code >= 10000 ? code / 10000 : code / 1000;
-  int minor = code >= 10000 ? (code / 100) % 100 : (code / 100) % 10;
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(code % 100);
-}
-
-bool nccl_needs_gid_index() {
-  return NCCL_VERSION_CODE < NCCL_VERSION(2, 21, 0);
+bool should_localise(const SweepVerdict& verdict, bool diagnose) {
+  return verdict.status != "error" && (diagnose || verdict.status == "failed");
 }
 
 namespace {
 
-[[noreturn]] void fail_nccl(const std::string& what, ncclResult_t result) {
-  throw BootError(kExitNcclCheckError, "--nccl-check: " + what + ": " + ncclGetErrorString(result));
+std::unique_ptr<Collective> make_collective(const NcclCheckRequest& request) {
+  if (request.simulate_model.empty())
+    return make_nccl_collective(
+        hcas_of(request.nccl_env.count("NCCL_IB_HCA") ? request.nccl_env.at("NCCL_IB_HCA") : ""));
+  std::optional<std::string> text = read_file(request.simulate_model);
+  if (!text)
+    throw BootError(kExitConfigError, "cannot read the cluster model " + request.simulate_model);
+  JsonParseResult model = parse_json(*text);
+  if (!model.value)
+    throw BootError(kExitConfigError, "the cluster model is not JSON: " + model.error);
+  log_warning(std::string("simulating the collective (") + kSimulateVariable + "): for tests only");
+  return make_simulated_collective(*model.value, request.node_rank, request.nnodes);
 }
 
-std::string to_hex(const ncclUniqueId& id) {
-  std::string hex;
-  char pair[3];
-  for (unsigned char byte : id.internal) {
-    std::snprintf(pair, sizeof pair, "%02x", byte);
-    hex += pair;
-  }
-  return hex;
-}
-
-ncclUniqueId from_hex(const std::string& hex) {
-  ncclUniqueId id;
-  std::memset(&id, 0, sizeof id);
-  if (hex.size() != 2 * sizeof id.internal) {
-    throw BootError(kExitNcclCheckError, "--nccl-check: the plan carries no NCCL unique id");
-  }
-  for (size_t i = 0; i < sizeof id.internal; ++i) {
-    id.internal[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
-  }
-  return id;
-}
-
-// The communicators and buffers of the local ranks; aborts whatever is left on the way out, so
-// an error or a deadline never leaves NCCL threads blocking the exit.
-class LocalRanks {
- public:
-  ~LocalRanks() {
-    for (ncclComm_t comm : comms) {
-      if (comm) ncclCommAbort(comm);
-    }
-    for (size_t i = 0; i < streams.size(); ++i) {
-      cudaSetDevice(static_cast<int>(i));
-      if (send[i]) cudaFree(send[i]);
-      if (recv[i]) cudaFree(recv[i]);
-      if (start[i]) cudaEventDestroy(start[i]);
-      if (stop[i]) cudaEventDestroy(stop[i]);
-      if (streams[i]) cudaStreamDestroy(streams[i]);
-    }
-  }
-
-  std::vector<ncclComm_t> comms;
-  std::vector<cudaStream_t> streams;
-  std::vector<void*> send, recv;
-  std::vector<cudaEvent_t> start, stop;
-};
-
-void check_cuda(cudaError_t error, const std::string& what) {
-  if (error != cudaSuccess) {
-    throw BootError(kExitNcclCheckError,
-                    "--nccl-check: " + what + ": " + cudaGetErrorString(error));
+// Ends the world communicator; a failure there changes no verdict, so it is only logged.
+void finish(Collective& collective) {
+  try {
+    collective.finish(time_after(Clock::now(), 30));
+  } catch (const BootError& failure) {
+    if (failure.code() >= 128) throw;
+    log_warning(failure.what());
   }
 }
 
-// Polls until every communicator left ncclInProgress; aborts through ~LocalRanks on a deadline.
-void wait_for_comms(LocalRanks& ranks, Clock::time_point deadline, const std::string& what) {
-  for (;;) {
-    bool pending = false;
-    for (ncclComm_t comm : ranks.comms) {
-      ncclResult_t state = ncclSuccess;
-      ncclResult_t call = ncclCommGetAsyncError(comm, &state);
-      if (call != ncclSuccess) fail_nccl(what, call);
-      if (state == ncclInProgress)
-        pending = true;
-      else if (state != ncclSuccess)
-        fail_nccl(what, state);
-    }
-    if (!pending) return;
-    if (Clock::now() >= deadline) {
-      throw BootError(kExitNcclCheckError,
-                      "--nccl-check: " + what + " did not finish before the deadline; aborted");
-    }
-    sleep_until(Clock::now() + std::chrono::milliseconds(1));
-  }
-}
-
-// Waits for the stop events without a bare cudaStreamSynchronize, which would block forever on a
-// collective that a network error stalled.
-void wait_for_streams(LocalRanks& ranks, Clock::time_point deadline) {
-  for (size_t i = 0; i < ranks.stop.size(); ++i) {
-    for (;;) {
-      cudaError_t state = cudaEventQuery(ranks.stop[i]);
-      if (state == cudaSuccess) break;
-      if (state != cudaErrorNotReady) check_cuda(state, "all-reduce");
-      wait_for_comms(ranks, deadline, "all-reduce");
-      if (Clock::now() >= deadline) {
-        throw BootError(kExitNcclCheckError,
-                        "--nccl-check: all-reduce did not finish before the deadline; aborted");
-      }
-      sleep_until(Clock::now() + std::chrono::microseconds(50));
-    }
-  }
-}
-
-std::vector<SweepRow> sweep(const NcclCheckRequest& request, Clock::time_point deadline) {
-  int devices = 0;
-  check_cuda(cudaGetDeviceCount(&devices), "no usable GPU");
-  int local = request.nproc_per_node;
-  if (devices < local) {
-    throw BootError(kExitNcclCheckError, "--nccl-check: " + std::to_string(local) +
-                                             " ranks per node but only " + std::to_string(devices) +
-                                             " GPUs are visible");
-  }
-  int world = request.nnodes * local;
-  std::string id_hex =
-      request.unique_id_hex.empty() ? make_nccl_unique_id() : request.unique_id_hex;
-  ncclUniqueId id = from_hex(id_hex);
-  size_t max_bytes = static_cast<size_t>(request.max_bytes);
-
-  LocalRanks ranks;
-  ranks.comms.assign(static_cast<size_t>(local), nullptr);
-  ranks.streams.assign(static_cast<size_t>(local), nullptr);
-  ranks.send.assign(static_cast<size_t>(local), nullptr);
-  ranks.recv.assign(static_cast<size_t>(local), nullptr);
-  ranks.start.assign(static_cast<size_t>(local), nullptr);
-  ranks.stop.assign(static_cast<size_t>(local), nullptr);
-  for (int i = 0; i < local; ++i) {
-    check_cuda(cudaSetDevice(i), "cudaSetDevice");
-    check_cuda(cudaStreamCreateWithFlags(&ranks.streams[i], cudaStreamNonBlocking), "stream");
-    check_cuda(cudaMalloc(&ranks.send[i], max_bytes), "cudaMalloc");
-    check_cuda(cudaMalloc(&ranks.recv[i], max_bytes), "cudaMalloc");
-    check_cuda(cudaEventCreate(&ranks.start[i]), "cudaEventCreate");
-    check_cuda(cudaEventCreate(&ranks.stop[i]), "cudaEventCreate");
-    // Rank r contributes r+1 everywhere, so every element of the sum is world*(world+1)/2.
-    float value = static_cast<float>(request.node_rank * local + i + 1);
-    std::vector<float> fill(max_bytes / sizeof(float), value);
-    check_cuda(
-        cudaMemcpy(ranks.send[i], fill.data(), fill.size() * sizeof(float), cudaMemcpyHostToDevice),
-        "cudaMemcpy");
-  }
-
-  // Non-blocking init: a missing peer shows up as a deadline, not as a hang in ncclCommInitRank.
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;
-  ncclResult_t group = ncclGroupStart();
-  for (int i = 0; i < local && group == ncclSuccess; ++i) {
-    check_cuda(cudaSetDevice(i), "cudaSetDevice");
-    ncclResult_t init = ncclCommInitRankConfig(&ranks.comms[static_cast<size_t>(i)], world, id,
-                                               request.node_rank * local + i, &config);
-    if (init != ncclSuccess && init != ncclInProgress) fail_nccl("ncclCommInitRankConfig", init);
-  }
-  group = ncclGroupEnd();
-  if (group != ncclSuccess && group != ncclInProgress) fail_nccl("ncclGroupEnd", group);
-  wait_for_comms(ranks, deadline, "ncclCommInitRankConfig");
-
-  const float expected = static_cast<float>(world) * static_cast<float>(world + 1) / 2.0f;
-  std::vector<SweepRow> rows;
-  for (std::uint64_t bytes : sweep_sizes(request.max_bytes)) {
-    size_t count = static_cast<size_t>(bytes / sizeof(float));
-    int warmup = 2;
-    int iters = bytes >= (std::uint64_t{64} << 20) ? 5 : 20;
-    auto launch = [&] {
-      ncclResult_t status = ncclGroupStart();
-      for (int i = 0; i < local && status == ncclSuccess; ++i) {
-        status = ncclAllReduce(ranks.send[i], ranks.recv[i], count, ncclFloat, ncclSum,
-                               ranks.comms[static_cast<size_t>(i)], ranks.streams[i]);
-      }
-      ncclResult_t end = ncclGroupEnd();
-      if (status != ncclSuccess && status != ncclInProgress) fail_nccl("ncclAllReduce", status);
-      if (end != ncclSuccess && end != ncclInProgress) fail_nccl("ncclGroupEnd", end);
-    };
-    for (int w = 0; w < warmup; ++w) launch();
-    for (int i = 0; i < local; ++i) {
-      check_cuda(cudaSetDevice(i), "cudaSetDevice");
-      check_cuda(cudaEventRecord(ranks.start[i], ranks.streams[i]), "cudaEventRecord");
-    }
-    for (int it = 0; it < iters; ++it) launch();
-    for (int i = 0; i < local; ++i) {
-      check_cuda(cudaSetDevice(i), "cudaSetDevice");
-      check_cuda(cudaEventRecord(ranks.stop[i], ranks.streams[i]), "cudaEventRecord");
-    }
-    wait_for_streams(ranks, deadline);
-    float elapsed_ms = 0;
-    check_cuda(cudaEventElapsedTime(&elapsed_ms, ranks.start[0], ranks.stop[0]), "timing");
-
-    SweepRow row;
-    row.bytes = bytes;
-    row.count = count;
-    double seconds = elapsed_ms / 1e3 / iters;
-    row.time_us = seconds * 1e6;
-    row.algbw_gbps = algorithm_bandwidth(bytes, seconds);
-    row.busbw_gbps = allreduce_busbw(row.algbw_gbps, world);
-    // Check every element of small results and the ends of large ones.
-    std::vector<float> result(std::min<size_t>(count, size_t{1} << 22));
-    check_cuda(cudaSetDevice(0), "cudaSetDevice");
-    check_cuda(cudaMemcpy(result.data(), ranks.recv[0], result.size() * sizeof(float),
-                          cudaMemcpyDeviceToHost),
-               "cudaMemcpy");
-    for (float value : result) row.wrong += value != expected;
-    rows.push_back(row);
-  }
-  for (size_t i = 0; i < ranks.comms.size(); ++i) {
-    check_cuda(cudaSetDevice(static_cast<int>(i)), "cudaSetDevice");
-    ncclResult_t finalize = ncclCommFinalize(ranks.comms[i]);
-    if (finalize != ncclSuccess && finalize != ncclInProgress) {
-      fail_nccl("ncclCommFinalize", finalize);
-    }
-  }
-  wait_for_comms(ranks, deadline, "ncclCommFinalize");
-  for (ncclComm_t& comm : ranks.comms) {
-    ncclCommDestroy(comm);
-    comm = nullptr;
-  }
-  return rows;
+// A verdict that passed on figures still fails when the localisation named someone.
+void fail_on_suspects(SweepVerdict& verdict, const Localisation& localisation) {
+  if (verdict.status != "passed" || localisation.suspects.empty()) return;
+  verdict = {"failed", std::to_string(localisation.suspects.size()) + " suspect(s) named"};
 }
 
 }  // namespace
 
-std::string make_nccl_unique_id() {
-  ncclUniqueId id;
-  ncclResult_t result = ncclGetUniqueId(&id);
-  if (result != ncclSuccess) fail_nccl("ncclGetUniqueId", result);
-  return to_hex(id);
-}
-
-int run_nccl_check(const NcclCheckRequest& request) {
+int run_nccl_check(const NcclCheckRequest& request, NodeLinks& links) {
   CheckTimes times;
   times.started_at = utc_now();
   Clock::time_point started = Clock::now();
-  auto deadline = started + std::chrono::duration_cast<Clock::duration>(
-                                std::chrono::duration<double>(request.timeout_s));
+  Clock::time_point deadline = time_after(started, request.timeout_s);
+  std::unique_ptr<Collective> collective = make_collective(request);
   std::vector<SweepRow> rows;
   SweepVerdict verdict;
+  Localisation localisation;
   try {
-    rows = sweep(request, deadline);
+    rows = collective->sweep(request, deadline);
     verdict = judge_sweep(rows, request.min_busbw_gbps);
   } catch (const BootError& failure) {
     if (failure.code() >= 128) throw;  // told to stop: that is not a test result
     verdict = {"error", failure.what()};
   }
+  if (request.node_rank != 0) {
+    // A member follows rank 0's steps; rank 0's verdict is the job's.
+    double wait_s = request.timeout_s + 2 * request.step_timeout_s + 10;
+    int code = request.nnodes > 1 ? follow_steps(*collective, *links.rank0, wait_s)
+                                  : verdict_exit_code(verdict);
+    if (verdict.status != "error") finish(*collective);
+    return code;
+  }
+  // Members that died during the sweep are the suspects; the others cannot measure without them.
+  localisation.suspects =
+      await_members(links, request.nnodes, request.timeout_s + request.step_timeout_s + 10);
+  if (!localisation.suspects.empty()) {
+    localisation.ran = true;
+    verdict = {"failed", "node(s) lost during the sweep"};
+  } else if (should_localise(verdict, request.diagnose)) {
+    localisation =
+        localise(*collective, links, request.nnodes, request.step_bytes, request.step_timeout_s);
+    fail_on_suspects(verdict, localisation);
+    if (verdict.status == "passed" && localisation.suspects.empty()) {
+      log_info("localisation: no suspect");
+    }
+  }
+  int code = verdict_exit_code(verdict);
+  end_steps(links, code);
+  if (verdict.status != "error") finish(*collective);
   times.finished_at = utc_now();
   times.total_time_s = std::chrono::duration<double>(Clock::now() - started).count();
-  if (request.node_rank == 0) {
-    publish_results(results_to_json(request, rows, verdict, nccl_version_text(), times),
-                    request.results_path);
-  }
+  publish_results(
+      results_to_json(request, rows, verdict, collective->version(), times, localisation),
+      request.results_path);
   if (verdict.status != "passed") {
     log_error("nccl check " + verdict.status + ": " + verdict.error);
-    return verdict_exit_code(verdict);
+    return code;
   }
   log_info("nccl check passed: " + std::to_string(rows.size()) + " sizes, avg busbw " +
            std::to_string(average_busbw(rows)) + " GB/s");
   return kExitOk;
 }
-
-#endif
 
 }  // namespace boot

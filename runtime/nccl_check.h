@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "json.h"
+#include "localise.h"
 #include "process_env.h"
 
 namespace boot {
@@ -36,8 +37,13 @@ struct NcclCheckRequest {
   std::uint64_t max_bytes = std::uint64_t{128} << 20;
   double min_busbw_gbps = 0;
   double timeout_s = 120;
-  std::string results_path;  ///< written by node 0 only
-  EnvMap nccl_env;           ///< the NCCL variables in effect, recorded in results.json
+  std::string results_path;    ///< written by node 0 only
+  EnvMap nccl_env;             ///< the NCCL variables in effect, recorded in results.json
+  bool diagnose = false;       ///< localise even when the sweep passes
+  double step_timeout_s = 60;  ///< the deadline of each localisation step
+  std::uint64_t step_bytes = std::uint64_t{256} << 20;  ///< each step's message size
+  std::string simulate_model;      ///< a cluster model (kSimulateVariable's file): simulate
+  std::vector<std::string> hosts;  ///< hosts[i] is node i, as the plan has them
 };
 
 /// One size of the sweep, as a row of nccl-tests' table.
@@ -84,12 +90,12 @@ struct CheckTimes {
   double total_time_s = 0;
 };
 
-/// results.json (format_version 1, the shape /work/contract.md "Acceptance runs" fixes): the job,
-/// verdict, shape, transport, NCCL version, times, threshold, average busbw, nccl-tests-style
-/// rows and the NCCL environment.
+/// results.json (format_version 2): the job, verdict, shape, transport, NCCL version, times,
+/// threshold, average busbw, nccl-tests-style rows, the NCCL environment, and the localisation's
+/// per-node, per-pair and per-rail rows, step times and suspects (runtime/README.md).
 Json results_to_json(const NcclCheckRequest& request, const std::vector<SweepRow>& rows,
                      const SweepVerdict& verdict, const std::string& nccl_version,
-                     const CheckTimes& times);
+                     const CheckTimes& times, const Localisation& localisation = {});
 
 /// The one stdout line `mlenvc results` finds in rank 0's pod log: "MLENV_RESULTS <json>".
 std::string results_line(const Json& results);
@@ -100,9 +106,15 @@ void publish_results(const Json& results, const std::string& path);
 /// The current time in UTC as ISO 8601 ("2026-01-01T00:00:00Z").
 std::string utc_now();
 
+/// Whether the localisation runs after a sweep with this verdict: always with `diagnose`, else
+/// when the sweep failed (not when it could not run).
+bool should_localise(const SweepVerdict& verdict, bool diagnose);
+
 /// Runs the sweep with a non-blocking init and a deadline (never hangs: ncclCommAbort on
-/// timeout), publishes results.json on node 0, and returns verdict_exit_code.
-/// Without NCCL it throws BootError(kExitConfigError).
-int run_nccl_check(const NcclCheckRequest& request);
+/// timeout), then on rank 0 the localisation when should_localise says so, with the members
+/// following its steps over `links`; publishes results.json on node 0 and returns the code
+/// every node exits with (rank 0's verdict). Without NCCL or a model it throws
+/// BootError(kExitConfigError).
+int run_nccl_check(const NcclCheckRequest& request, NodeLinks& links);
 
 }  // namespace boot

@@ -5,10 +5,10 @@
 
 #include "compiler/check/checker.h"
 #include "compiler/check/launcher.h"
+#include "compiler/check/rules_acceptance.h"
 #include "compiler/check/value_paths.h"
 
 namespace mlenv::check {
-namespace {
 
 // A checked quantity in bytes ("8Gi", "1G", "512"); saturates rather than overflows, and
 // drops fractions of a byte.
@@ -32,6 +32,8 @@ std::int64_t parse_bytes(const std::string& text) {
   constexpr long double kMax = 9.0e18L;
   return static_cast<std::int64_t>(std::min(value, kMax));
 }
+
+namespace {
 
 void lower_storage(const Value* s, ir::Storage& into) {
   if (!s) return;
@@ -152,6 +154,7 @@ void lower_run(const Value& env, ir::Env& out) {
     out.kind = ir::EnvKind::acceptance;
     out.acceptance.min_busbw_gbps = static_cast<int>(int_at(acceptance, {"min_busbw_gbps"}, 0));
     out.acceptance.max_bytes = parse_bytes(text_at(acceptance, {"max_bytes"}));
+    out.acceptance.diagnose = int_at(acceptance, {"diagnose"}, 0) != 0;
   } else {
     out.kind = out.command.empty() ? ir::EnvKind::dev : ir::EnvKind::run;
   }

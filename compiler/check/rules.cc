@@ -7,6 +7,7 @@
 
 #include "compiler/check/checker.h"
 #include "compiler/check/launcher.h"
+#include "compiler/check/rules_acceptance.h"
 #include "compiler/check/rules_hygiene.h"
 #include "compiler/check/value_paths.h"
 
@@ -444,6 +445,7 @@ void Checker::check_rules(const Value& env, const DeclState& state) {
   if (!env.get("acceptance")) check_run_storage(view, run, diagnostics_);
   check_security(view, diagnostics_);
   check_command(view, diagnostics_);
+  check_acceptance_memory(env, cluster, diagnostics_);
 }
 
 }  // namespace mlenv::check

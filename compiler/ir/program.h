@@ -146,6 +146,7 @@ struct Resources {
 struct Acceptance {
   int min_busbw_gbps = 0;
   std::int64_t max_bytes = std::int64_t{1} << 30;
+  bool diagnose = false;  ///< localise even when the sweep passes
 };
 
 /// One deployable environment: everything a target needs to emit its objects.

@@ -70,6 +70,8 @@ std::string boot_json(const EnvLayout& layout, const BootPlacement& placement) {
   const bool acceptance = env.kind == ir::EnvKind::acceptance;
   check.set("min_busbw_gbps", acceptance ? env.acceptance.min_busbw_gbps : 0);
   check.set("max_bytes", acceptance ? env.acceptance.max_bytes : std::int64_t{1} << 30);
+  // Written only when set, so the boot.json of every other acceptance run is unchanged.
+  if (acceptance && env.acceptance.diagnose) check.set("diagnose", true);
   return to_json_file(doc);
 }
 

@@ -98,8 +98,10 @@ std::string env_text(const ir::Env& e) {
   t.add("debug", e.debug ? 1 : 0);
   t.add("command", e.command);
   t.add("launcher", e.launcher);
-  t.add("acceptance",
-        {std::to_string(e.acceptance.min_busbw_gbps), std::to_string(e.acceptance.max_bytes)});
+  std::vector<std::string> acceptance = {std::to_string(e.acceptance.min_busbw_gbps),
+                                         std::to_string(e.acceptance.max_bytes)};
+  if (e.acceptance.diagnose) acceptance.push_back("diagnose");  // unchanged fingerprint without
+  t.add("acceptance", acceptance);
   t.add("restarts", e.restarts);
   t.add("ttl_seconds", e.ttl_seconds.value_or(-1));
   t.add("resources", {e.resources.cpu.text, e.resources.memory.text, e.resources.shm.text});

@@ -120,6 +120,29 @@ TEST_CASE("defaults, transport fallback and per-pod GPUs") {
   CHECK(p.protect);
 }
 
+// E0440: an acceptance sweep's 2 x max_bytes + 1 GiB must fit one GPU, whose memory is
+// `gpus.memory`, else the size in the product label; with neither there is nothing to compare.
+TEST_CASE("an acceptance sweep must fit the GPU's memory") {
+  auto sweep = [](const std::string& gpus, const std::string& max_bytes) {
+    Diagnostics diagnostics;
+    std::string text = std::string(kBase) + "cluster g extends parent {\n  gpus {\n" + gpus +
+                       "  }\n}\nenv accept {\n  cluster = g\n  image = img\n"
+                       "  acceptance { max_bytes = " +
+                       max_bytes + " }\n}\n";
+    check(text, diagnostics);
+    std::vector<Code> codes;
+    for (const Diagnostic& d : diagnostics.all()) codes.push_back(d.code);
+    return std::count(codes.begin(), codes.end(), Code::E0440);
+  };
+  const std::string h100 = "    per_node = 8\n    product = \"NVIDIA-H100-80GB-HBM3\"\n";
+  CHECK(sweep(h100, "8Gi") == 0);
+  CHECK(sweep(h100, "36Gi") == 0);  // 73 GiB of 74.5
+  CHECK(sweep(h100, "37Gi") == 1);  // 75 GiB
+  CHECK(sweep("    per_node = 8\n    product = \"NVIDIA-H200\"\n", "64Gi") == 0);
+  CHECK(sweep("    per_node = 8\n    product = \"NVIDIA-H200\"\n    memory = 141G\n", "66Gi") == 1);
+  CHECK(sweep("    per_node = 8\n    memory = 141G\n", "60Gi") == 0);
+}
+
 TEST_CASE("the inputs of a program include the schema files, sorted") {
   Diagnostics diagnostics;
   auto program = check(kBase, diagnostics);

@@ -95,6 +95,47 @@ TEST_CASE("results exits 1 when the run failed, and escapes what the log says", 
   CHECK(out.find("rdma\\u001b[2K") != std::string::npos);
 }
 
+// results.json format 2 (runtime/README.md): the localisation's suspects after the sweep.
+const std::string kSuspects =
+    R"({"format_version": 2, "job": "barcelona/ml-dev-env", "status": "failed",)"
+    R"( "error": "2 suspect(s) named", "world_size": 32, "nnodes": 4, "transport": "rdma",)"
+    R"( "nccl_version": "2.28.9", "min_busbw_gbps": 40, "avg_busbw_gbps": 12.5,)"
+    R"( "rows": [{"bytes": 8, "time_us": 10, "algbw_gbps": 0, "busbw_gbps": 0}],)"
+    R"( "hosts": ["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"], "localised": true,)"
+    R"( "nodes": [], "pairs": [], "rails": [], "steps": [], "suspects": [)"
+    R"({"node": 3, "partner": null, "rail": "mlx5_2", "reason": "rail far below the other rails",)"
+    R"( "measured_gbps": 2.5, "expected_gbps": 25, "check": "ibstat"},)"
+    R"( {"node": 1, "partner": 2, "rail": "", "reason": "slow only together",)"
+    R"( "measured_gbps": 60, "expected_gbps": 200, "check": "the cables"}]})";
+
+TEST_CASE("results prints the suspects and exits 2 when the run failed with suspects",
+          "[results]") {
+  ApplyFixture f;
+  pod_log(f, "MLENV_RESULTS " + kSuspects + "\n");
+  std::string out, err;
+  CHECK(results(f, "ml-dev-env", out, err) == kResultsFailedWithSuspects);
+  INFO(out);
+  CHECK(out.find("FAILED\n"
+                 "\n"
+                 "suspects:\n"
+                 "  node                    rail        measured  expected  what to check\n"
+                 "  3 (10.0.0.4)            mlx5_2          2.50     25.00  rail far below the "
+                 "other rails: ibstat\n"
+                 "  1-2 (10.0.0.2)          -              60.00    200.00  slow only together: "
+                 "the cables\n") != std::string::npos);
+}
+
+TEST_CASE("results exits 1 when the run failed with no single suspect", "[results]") {
+  ApplyFixture f;
+  std::string none = kSuspects;
+  none.replace(none.find("\"suspects\": ["), none.size() - none.find("\"suspects\": ["),
+               "\"suspects\": []}");
+  pod_log(f, "MLENV_RESULTS " + none + "\n");
+  std::string out, err;
+  CHECK(results(f, "ml-dev-env", out, err) == 1);
+  CHECK(out.ends_with("FAILED\nno single suspect: every node, pair and rail measured alike\n"));
+}
+
 TEST_CASE("results says clearly when there is no result yet, or no such env", "[results]") {
   ApplyFixture f;
   pod_log(f, "[rank 0] NCCL self-test: 8 sizes\n");
@@ -113,7 +154,7 @@ TEST_CASE("the last MLENV_RESULTS line of a log is the result", "[results]") {
   CHECK(find_results_line("a\nMLENV_RESULTS {\"x\":1}\r\nMLENV_RESULTS {\"x\":2}") == "{\"x\":2}");
   CHECK(!find_results_line(" MLENV_RESULTS {}"));  // only at the start of a line
   std::string error;
-  CHECK(!parse_results("{\"format_version\": 2}", error));
+  CHECK(!parse_results("{\"format_version\": 3}", error));
   CHECK(!parse_results("{\"format_version\": 1, \"status\": \"maybe\"}", error));
   CHECK(error == "unknown status `maybe`");
 }

@@ -33,6 +33,25 @@ if grep -q '"wrong": [1-9]' "$dir/results/gpu.json"; then echo "wrong values"; e
 # An acceptance run starts nothing after the check, services included.
 if [ -e "$dir/service-started" ]; then echo "a service was started"; exit 1; fi
 # The same document on one stdout line, for `mlenvc results`.
-grep -q '^MLENV_RESULTS {"format_version":1,.*"status":"passed"' "$dir/stdout" \
+grep -q '^MLENV_RESULTS {"format_version":2,.*"status":"passed"' "$dir/stdout" \
   || { echo "no MLENV_RESULTS line"; cat "$dir/stdout"; exit 1; }
-echo "single-GPU sweep passed"
+
+# The per-node step of the localisation on this GPU: `diagnose` runs it after a passing sweep,
+# through a sub-communicator split from the world one (ncclCommSplit).
+sed 's/"timeout_s": 120}/"timeout_s": 120, "diagnose": true}/' "$dir/boot.json" > "$dir/diag.json"
+status=0
+timeout 300 "$boot" --config "$dir/diag.json" --node-rank 0 --nccl-check \
+  --results "$dir/results/diag.json" > "$dir/diag.out" || status=$?
+cat "$dir/results/diag.json"
+[ "$status" -eq 0 ] || { echo "mlenv-boot --nccl-check with diagnose exited $status"; exit 1; }
+python3 - "$dir/results/diag.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["format_version"] == 2 and doc["localised"], doc
+(node,) = doc["nodes"]
+# One rank: the step's figure is its algbw, which a working GPU makes far above 0.
+assert node["node"] == 0 and node["error"] == "" and node["busbw_gbps"] > 1, node
+assert doc["suspects"] == [] and doc["status"] == "passed", doc
+print(f"per-node step: {node['busbw_gbps']:.1f} GB/s in {doc['steps'][0]['seconds']:.2f} s")
+PY
+echo "single-GPU sweep and per-node step passed"

@@ -69,18 +69,49 @@ TEST_CASE("nccl check: results.json has the contract's shape", "[nccl]") {
   row.algbw_gbps = boot::algorithm_bandwidth(1024, 10e-6);
   row.busbw_gbps = boot::allreduce_busbw(row.algbw_gbps, 8);
   boot::CheckTimes times{"2026-01-01T00:00:00Z", "2026-01-01T00:00:12Z", 12.5};
-  boot::Json results =
-      boot::results_to_json(request, {row}, boot::judge_sweep({row}, 5), "2.28.9", times);
+  boot::Localisation localisation;
+  localisation.ran = true;
+  localisation.nodes = {{0, 360, ""}, {1, 72, ""}};
+  localisation.pairs = {{1, 0, 1, 70, ""}};
+  localisation.rails = {{0, 1, "mlx5_2", 2.5, ""}};
+  localisation.steps = {{"node", 0.5}};
+  localisation.suspects = {{1, -1, "", "slow", 72, 360, "NVLink"},
+                           {0, 1, "mlx5_2", "rail slow", 2.5, 25, "cable"}};
+  boot::Json results = boot::results_to_json(request, {row}, boot::judge_sweep({row}, 5), "2.28.9",
+                                             times, localisation);
   auto reparsed = boot::parse_json(results.pretty());
   REQUIRE(reparsed.value);
   const boot::Json& json = *reparsed.value;
   std::vector<std::string> keys;
   for (const auto& [key, value] : json.as_object()) keys.push_back(key);
-  CHECK(keys == std::vector<std::string>{"format_version", "job", "status", "error", "world_size",
-                                         "nnodes", "nproc_per_node", "transport", "nccl_version",
-                                         "started_at", "finished_at", "total_time_s",
-                                         "min_busbw_gbps", "avg_busbw_gbps", "rows", "env"});
-  CHECK(json.find("format_version")->as_int() == 1);
+  CHECK(keys == std::vector<std::string>{"format_version", "job",
+                                         "status",         "error",
+                                         "world_size",     "nnodes",
+                                         "nproc_per_node", "transport",
+                                         "nccl_version",   "started_at",
+                                         "finished_at",    "total_time_s",
+                                         "min_busbw_gbps", "avg_busbw_gbps",
+                                         "rows",           "env",
+                                         "hosts",          "localised",
+                                         "nodes",          "pairs",
+                                         "rails",          "steps",
+                                         "suspects"});
+  CHECK(json.find("format_version")->as_int() == 2);
+  CHECK(json.find("localised")->as_bool());
+  CHECK(json.find("nodes")->as_array()[1] ==
+        *boot::parse_json(R"({"node":1,"busbw_gbps":72,"error":""})").value);
+  CHECK(json.find("pairs")->as_array()[0] ==
+        *boot::parse_json(R"({"round":1,"nodes":[0,1],"busbw_gbps":70,"error":""})").value);
+  CHECK(json.find("rails")->as_array()[0] ==
+        *boot::parse_json(R"({"node":0,"partner":1,"hca":"mlx5_2","busbw_gbps":2.5,"error":""})")
+             .value);
+  CHECK(json.find("steps")->as_array()[0] ==
+        *boot::parse_json(R"({"step":"node","seconds":0.5})").value);
+  CHECK(json.find("suspects")->as_array()[0] ==
+        *boot::parse_json(R"({"node":1,"partner":null,"rail":"","reason":"slow",)"
+                          R"("measured_gbps":72,"expected_gbps":360,"check":"NVLink"})")
+             .value);
+  CHECK(json.find("suspects")->as_array()[1].find("partner")->as_int() == 1);
   CHECK(json.find("job")->as_string() == "barcelona/accept");
   CHECK(json.find("world_size")->as_int() == 8);
   CHECK(json.find("transport")->as_string() == "rdma");

@@ -168,7 +168,7 @@ ir::Env infiniband_env() {
   e.transport = ir::Transport::rdma;
   e.transport_auto = true;
   e.kind = ir::EnvKind::acceptance;
-  e.acceptance = {40, std::int64_t{8} << 30};
+  e.acceptance = {40, std::int64_t{8} << 30, false};
   e.storage = e.cluster.storage;
   return e;
 }

@@ -328,3 +328,21 @@ TEST_CASE("a slurm cluster is rendered by the Slurm target: a batch script, no o
         std::string::npos);
   CHECK(out.stream.empty());
 }
+
+// mlenv-boot reads `nccl_check.diagnose` (runtime/config.cc; runtime/BOOT_CONFIG.md): the
+// localisation after a passing sweep. Written only when set, so every other boot.json stays
+// byte for byte what it was.
+TEST_CASE("kubernetes: acceptance { diagnose } reaches boot.json only when set",
+          "[kubernetes][run]") {
+  for (bool diagnose : {false, true}) {
+    ir::Env run = infiniband_env();
+    run.acceptance.diagnose = diagnose;
+    Diagnostics d;
+    target::Output out = render(kubernetes_program({run}), d);
+    REQUIRE_FALSE(d.has_errors());
+    YAML::Node check = boot_of(out, run.cluster.name + "/" + run.name)["nccl_check"];
+    CHECK(check["max_bytes"].as<std::int64_t>() == std::int64_t{8} << 30);
+    CHECK(static_cast<bool>(check["diagnose"]) == diagnose);
+    if (diagnose) CHECK(check["diagnose"].as<bool>());
+  }
+}

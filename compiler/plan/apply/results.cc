@@ -50,6 +50,11 @@ std::string padded(const std::string& text, std::size_t width) {
   return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
 }
 
+// Left-aligned in `width` columns, with one space at least after it.
+std::string left(const std::string& text, std::size_t width) {
+  return text.size() + 1 >= width ? text + ' ' : text + std::string(width - text.size(), ' ');
+}
+
 // The committed plan.json of `env` (`ENV` or `CLUSTER/ENV`) at HEAD; E0715 when there is not
 // exactly one.
 std::optional<PlanManifest> find_env(const std::string& env, Diagnostics& diagnostics) {
@@ -102,8 +107,8 @@ std::optional<RunResults> parse_results(const std::string& json, std::string& er
   try {
     const YAML::Node root = YAML::Load(json);
     if (!root.IsMap()) throw std::runtime_error("not a JSON object");
-    if (value_or(root, "format_version", 0) != 1)
-      throw std::runtime_error("unknown format_version");
+    const int version = value_or(root, "format_version", 0);
+    if (version != 1 && version != 2) throw std::runtime_error("unknown format_version");
     RunResults out;
     out.job = value_or<std::string>(root, "job", "");
     out.status = value_or<std::string>(root, "status", "");
@@ -121,6 +126,27 @@ std::optional<RunResults> parse_results(const std::string& json, std::string& er
       for (const YAML::Node& row : rows) {
         out.rows.push_back({value_or(row, "bytes", 0.0), value_or(row, "time_us", 0.0),
                             value_or(row, "algbw_gbps", 0.0), value_or(row, "busbw_gbps", 0.0)});
+      }
+    }
+    out.localised = value_or(root, "localised", false);
+    std::vector<std::string> hosts;
+    if (const YAML::Node list = root["hosts"]; list && list.IsSequence()) {
+      for (const YAML::Node& host : list)
+        hosts.push_back(host.IsScalar() ? host.as<std::string>() : "");
+    }
+    if (const YAML::Node suspects = root["suspects"]; suspects && suspects.IsSequence()) {
+      for (const YAML::Node& entry : suspects) {
+        ResultSuspect suspect;
+        suspect.node = value_or(entry, "node", 0);
+        suspect.partner = value_or(entry, "partner", -1);  // null: not a link
+        if (suspect.node >= 0 && static_cast<std::size_t>(suspect.node) < hosts.size())
+          suspect.host = hosts[static_cast<std::size_t>(suspect.node)];
+        suspect.rail = value_or<std::string>(entry, "rail", "");
+        suspect.reason = value_or<std::string>(entry, "reason", "");
+        suspect.measured_gbps = value_or(entry, "measured_gbps", 0.0);
+        suspect.expected_gbps = value_or(entry, "expected_gbps", 0.0);
+        suspect.check = value_or<std::string>(entry, "check", "");
+        out.suspects.push_back(std::move(suspect));
       }
     }
     return out;
@@ -147,6 +173,24 @@ void print_results(std::ostream& out, const RunResults& results) {
   } else {
     out << (results.status == "passed" ? "PASSED" : "FAILED") << '\n';
   }
+  if (results.suspects.empty()) {
+    if (results.localised && results.status != "passed")
+      out << "no single suspect: every node, pair and rail measured alike\n";
+    return;
+  }
+  out << "\nsuspects:\n"
+      << "  " << left("node", 24) << left("rail", 10) << padded("measured", 10)
+      << padded("expected", 10) << "  what to check\n";
+  for (const ResultSuspect& suspect : results.suspects) {
+    std::string node = std::to_string(suspect.node);
+    if (suspect.partner >= 0) node += "-" + std::to_string(suspect.partner);
+    if (!suspect.host.empty()) node += " (" + suspect.host + ")";
+    out << "  " << left(printable(node), 24)
+        << left(printable(suspect.rail.empty() ? "-" : suspect.rail), 10)
+        << fixed(suspect.measured_gbps, 10) << fixed(suspect.expected_gbps, 10) << "  "
+        << printable(suspect.reason) << ": " << printable(suspect.check) << '\n';
+  }
+  out << "(GB/s bus bandwidth; a node pair such as 12-13 is the link between them)\n";
 }
 
 namespace {
@@ -236,7 +280,7 @@ int show_results(const ResultsRequest& request, std::ostream& out, Diagnostics& 
   std::optional<RunResults> results = parse_results(line, error);
   if (!results) {
     diagnostics.report(Code::E0716, {}, "the result of `" + unit + "` is unreadable: " + error,
-                       "mlenv-boot writes format_version 1");
+                       "mlenv-boot writes format_version 1 or 2");
     return 1;
   }
   if (request.json) {
@@ -244,7 +288,8 @@ int show_results(const ResultsRequest& request, std::ostream& out, Diagnostics& 
   } else {
     print_results(out, *results);
   }
-  return results->status == "passed" ? 0 : 1;
+  if (results->status == "passed") return 0;
+  return results->suspects.empty() ? 1 : kResultsFailedWithSuspects;
 }
 
 }  // namespace mlenv::plan

@@ -1,6 +1,7 @@
 #pragma once
 // `mlenvc results ENV`: the result of an acceptance run, as rank 0 of its Job printed it on one
-// log line, `MLENV_RESULTS <json>` (results.json, format_version 1, written by mlenv-boot).
+// log line, `MLENV_RESULTS <json>` (results.json, format_version 1 or 2, written by mlenv-boot;
+// runtime/README.md describes both).
 
 #include <optional>
 #include <ostream>
@@ -20,6 +21,18 @@ struct ResultRow {
   double busbw_gbps = 0;
 };
 
+/// What the localisation named: a node, a node's rail, or the link to `partner`.
+struct ResultSuspect {
+  int node = 0;
+  int partner = -1;  ///< >= 0: the link between node and partner
+  std::string host;  ///< the node's address, when results.json lists the hosts
+  std::string rail;
+  std::string reason;
+  double measured_gbps = 0;
+  double expected_gbps = 0;
+  std::string check;
+};
+
 /// The parts of results.json that `mlenvc results` shows.
 struct RunResults {
   std::string job;
@@ -33,7 +46,13 @@ struct RunResults {
   double min_busbw_gbps = 0;
   double avg_busbw_gbps = 0;
   std::vector<ResultRow> rows;
+  bool localised = false;  ///< format 2: the localisation ran
+  std::vector<ResultSuspect> suspects;
 };
+
+/// `mlenvc results`' exit status for a failed run with suspects named; a failed run with none
+/// (the whole cluster slow alike, or an error) exits 1, a passed one 0.
+inline constexpr int kResultsFailedWithSuspects = 2;
 
 /// The JSON of the last `MLENV_RESULTS ` line in a log, or nullopt when there is none.
 std::optional<std::string> find_results_line(std::string_view log);
@@ -42,7 +61,8 @@ std::optional<std::string> find_results_line(std::string_view log);
 std::optional<RunResults> parse_results(const std::string& json, std::string& error);
 
 /// The table: one row per size (size, time, algbw, busbw), the average busbw, the threshold and
-/// PASSED or FAILED (or the error).
+/// PASSED or FAILED (or the error), then the suspects (node, rail, measured, expected, what to
+/// check) when the localisation ran.
 void print_results(std::ostream& out, const RunResults& results);
 
 /// What `mlenvc results` was asked.
@@ -54,7 +74,8 @@ struct ResultsRequest {
 };
 
 /// Finds the env in the plans committed at HEAD, reads rank 0's log and prints the result.
-/// Returns 0 passed, 1 failed or refused (E0715 no such env, E0716 no result yet).
+/// Returns 0 passed, kResultsFailedWithSuspects failed with suspects, 1 failed with no single
+/// suspect, an error, or refused (E0715 no such env, E0716 no result yet).
 int show_results(const ResultsRequest& request, std::ostream& out, Diagnostics& diagnostics);
 
 }  // namespace mlenv::plan

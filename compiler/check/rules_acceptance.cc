@@ -1,0 +1,47 @@
+#include "compiler/check/rules_acceptance.h"
+
+#include <regex>
+
+#include "compiler/check/value_paths.h"
+
+namespace mlenv::check {
+
+std::optional<std::int64_t> gpu_memory_bytes(const Value* cluster) {
+  const std::string memory = text_at(cluster, {"gpus", "memory"});
+  if (!memory.empty()) return parse_bytes(memory);
+  // GPU feature discovery's product label names the memory in decimal GB
+  // ("NVIDIA-A100-SXM4-40GB", "NVIDIA-H100-80GB-HBM3"); "NVIDIA-H200" names none.
+  static const std::regex kSize(R"((?:^|-)(\d+)GB(?:-|$))");
+  std::smatch match;
+  const std::string product = text_at(cluster, {"gpus", "product"});
+  if (!std::regex_search(product, match, kSize)) return std::nullopt;
+  return std::stoll(match[1].str()) * 1000000000LL;
+}
+
+void check_acceptance_memory(const Value& env, const Value* cluster, Diagnostics& diagnostics) {
+  const Value* acceptance = env.get("acceptance");
+  if (!acceptance) return;
+  std::optional<std::int64_t> gpu = gpu_memory_bytes(cluster);
+  const std::string max_text = text_at(acceptance, {"max_bytes"});
+  if (!gpu || max_text.empty()) return;
+  const std::int64_t max_bytes = parse_bytes(max_text);
+  // mlenv-boot allocates a send and a receive buffer of max_bytes on every GPU.
+  const long double needed = 2.0L * max_bytes + kGpuReserveBytes;
+  if (needed <= static_cast<long double>(*gpu)) return;
+  const auto gib = [](long double bytes) {
+    return std::to_string(static_cast<long long>(bytes / (1LL << 30))) + " GiB";
+  };
+  Diagnostic& d =
+      diagnostics.report(Code::E0440, range_at(*acceptance, {"max_bytes"}),
+                         "the sweep's buffers do not fit the GPU: 2 x max_bytes " + max_text +
+                             " + " + gib(kGpuReserveBytes) + " for NCCL is " + gib(needed) +
+                             ", the GPU has " + gib(static_cast<long double>(*gpu)),
+                         "lower `max_bytes` to at most " +
+                             gib((static_cast<long double>(*gpu) - kGpuReserveBytes) / 2) +
+                             " (nccl-tests' plateau is reached well before)");
+  if (const Value* product = get_path(cluster, {"gpus", "product"})) {
+    d.notes.push_back({"the GPU's memory, from its product label", product->range});
+  }
+}
+
+}  // namespace mlenv::check
