@@ -262,8 +262,10 @@ void check_hidden_launcher(const View& v, const Value& command) {
       continue;
     std::vector<std::string> script = script_words(words[i + 1]);
     for (std::size_t w = 0; w < script.size(); ++w) {
-      Launcher launcher =
-          classify_launcher(std::vector<std::string>(script.begin() + w, script.end()));
+      // A launcher is named by at most 3 words (`python -m torch.distributed.run`): passing
+      // only those keeps a long script linear.
+      auto end = script.begin() + static_cast<std::ptrdiff_t>(std::min(w + 3, script.size()));
+      Launcher launcher = classify_launcher(std::vector<std::string>(script.begin() + w, end));
       if (launcher.kind.empty()) continue;
       v.diagnostics.report(
           Code::E0426, command.items[i + 1]->range,
