@@ -128,6 +128,8 @@ class Checker {
   std::size_t silent_failures_ = 0;
   std::size_t built_bytes_ = 0;
   bool budget_reported_ = false;
+  /// A `${...}` is being read: an unknown name there is most often a shell variable.
+  bool in_interpolation_ = false;
   Module schema_module_;  ///< context for evaluating schema defaults (no declarations)
 };
 

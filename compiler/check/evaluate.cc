@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "compiler/base/limits.h"
-#include "compiler/base/pattern.h"
+#include "compiler/base/quantity.h"
 #include "compiler/check/checker.h"
 
 namespace mlenv::check {
@@ -71,19 +71,6 @@ Value::Kind value_kind(const Type& type) {
   return Value::Kind::String;
 }
 
-bool is_dns_label(const std::string& s) {
-  if (s.empty() || s.size() > 63) return false;
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (!alnum(s.front()) || !alnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-'; });
-}
-
-bool is_quantity(const std::string& s) {
-  static const Pattern kQuantity =
-      Pattern::literal(R"([+-]?(\d+(\.\d*)?|\.\d+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?\d+)?)");
-  return kQuantity.matches(s);
-}
-
 // `1h30m`, `30s`, `250ms` → milliseconds; nullopt if malformed.
 std::optional<std::int64_t> parse_duration(const std::string& s) {
   std::int64_t total = 0;
@@ -138,6 +125,7 @@ Checker::Checker(const FileSystem& files, SourceManager& sources, Diagnostics& d
 }
 
 ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from) {
+  in_interpolation_ = false;  // an interpolation's name is resolved before its declaration
   if (state.phase == DeclState::Phase::Done) return state.value;
   Module& module = *state.module;
   const ast::Decl& decl = *state.decl;
@@ -382,7 +370,9 @@ ValuePtr Checker::eval_string(const ast::StringLit& literal, const Type& type, M
       continue;
     }
     const auto& interpolation = boost::get<ast::Interpolation>(part);
+    in_interpolation_ = true;
     const Value* read = read_value(module, interpolation.ref);
+    in_interpolation_ = false;
     if (!read) return nullptr;
     if (!is_scalar(read->kind)) {
       diagnostics_.report(Code::E0311, module.at(interpolation),
@@ -555,8 +545,15 @@ DeclState* Checker::resolve_decl(Module& module, const ast::Ref& ref, std::size_
     }
     if (hint.empty()) hint = closest_name(head, names);
   }
-  diagnostics_.report(Code::E0205, module.at(ref), "unknown name `" + head + "`",
-                      hint.empty() ? "" : "did you mean `" + hint + "`?");
+  Diagnostic& d = diagnostics_.report(Code::E0205, module.at(ref), "unknown name `" + head + "`",
+                                      hint.empty() ? "" : "did you mean `" + hint + "`?");
+  if (in_interpolation_) {
+    d.notes.push_back(
+        {"`${...}` reads a declaration of this program; a shell or Docker "
+         "variable is written `\\${" +
+             head + "}`",
+         {}});
+  }
   return nullptr;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "compiler/base/quantity.h"
 #include "compiler/check/checker.h"
 #include "compiler/check/launcher.h"
 #include "compiler/check/rules_acceptance.h"
@@ -10,27 +11,10 @@
 
 namespace mlenv::check {
 
-// A checked quantity in bytes ("8Gi", "1G", "512"); saturates rather than overflows, and
-// drops fractions of a byte.
-std::int64_t parse_bytes(const std::string& text) {
-  std::size_t i = 0;
-  long double value = 0;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9')
-    value = value * 10 + (text[i++] - '0');
-  if (i < text.size() && text[i] == '.') {
-    long double scale = 0.1L;
-    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, scale /= 10) {
-      value += (text[i] - '0') * scale;
-    }
-  }
-  static const std::pair<const char*, long double> kSuffixes[] = {
-      {"Ki", 1024.0L}, {"Mi", 1048576.0L}, {"Gi", 1073741824.0L}, {"Ti", 1099511627776.0L},
-      {"k", 1e3L},     {"M", 1e6L},        {"G", 1e9L},           {"T", 1e12L}};
-  for (const auto& [suffix, factor] : kSuffixes) {
-    if (text.compare(i, std::string::npos, suffix) == 0) value *= factor;
-  }
-  constexpr long double kMax = 9.0e18L;
-  return static_cast<std::int64_t>(std::min(value, kMax));
+// Where `field` of `env` was assigned, or `fallback` where it is the schema's default.
+SourceRange assigned_or(const Value& env, const char* field, SourceRange fallback) {
+  const Slot* slot = env.slot(field);
+  return slot && slot->assigned.valid() ? slot->assigned : fallback;
 }
 
 namespace {
@@ -153,7 +137,7 @@ void lower_run(const Value& env, ir::Env& out) {
   if (const Value* acceptance = env.get("acceptance")) {
     out.kind = ir::EnvKind::acceptance;
     out.acceptance.min_busbw_gbps = static_cast<int>(int_at(acceptance, {"min_busbw_gbps"}, 0));
-    out.acceptance.max_bytes = parse_bytes(text_at(acceptance, {"max_bytes"}));
+    out.acceptance.max_bytes = quantity_integer(text_at(acceptance, {"max_bytes"})).value_or(0);
     out.acceptance.diagnose = int_at(acceptance, {"diagnose"}, 0) != 0;
   } else {
     out.kind = out.command.empty() ? ir::EnvKind::dev : ir::EnvKind::run;
@@ -200,6 +184,8 @@ ir::Env Checker::lower(const Value& env, const DeclState& state) {
   }
   out.master_port = static_cast<int>(int_at(&env, {"master_port"}, 29500));
   out.rdzv_port = static_cast<int>(int_at(&env, {"rdzv_port"}, 29400));
+  out.master_port_range = assigned_or(env, "master_port", out.range);
+  out.rdzv_port_range = assigned_or(env, "rdzv_port", out.range);
   out.queue = text_at(&env, {"queue"});
   out.priority = text_at(&env, {"priority"});
   return out;

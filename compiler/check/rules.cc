@@ -9,6 +9,7 @@
 #include "compiler/check/launcher.h"
 #include "compiler/check/rules_acceptance.h"
 #include "compiler/check/rules_hygiene.h"
+#include "compiler/check/rules_usage.h"
 #include "compiler/check/value_paths.h"
 
 namespace mlenv::check {
@@ -46,9 +47,26 @@ void check_ipam(const Value& rail, Diagnostics& diagnostics) {
   }
 }
 
+// mlenvc emits one NetworkAttachmentDefinition per SR-IOV rail, named by its `network`: two
+// such rails on one name would emit two different objects of that name.
+void check_rail_network(const Value& rail, std::map<std::string, SourceRange>& networks,
+                        Diagnostics& diagnostics) {
+  const Value* network = rail.get("network");
+  if (!network || text_at(&rail, {"attachment"}) == "existing") return;
+  auto [first, fresh] = networks.emplace(network->text, network->range);
+  if (fresh) return;
+  Diagnostic& d = diagnostics.report(
+      Code::E0412, network->range,
+      "two rails on the attachment `" + network->text + "` that mlenvc emits",
+      "each SR-IOV rail needs a NetworkAttachmentDefinition of its own: name another "
+      "`network`, or `attachment = existing` for one that carries several");
+  d.notes.push_back({"the other rail on it", first->second});
+}
+
 void check_rail_names(const Value& rails, Diagnostics& diagnostics) {
-  std::map<std::string, SourceRange> devices, interfaces;
+  std::map<std::string, SourceRange> devices, interfaces, networks;
   for (const auto& rail : rails.items) {
+    check_rail_network(*rail, networks, diagnostics);
     const Value* device = rail->get("device");
     const Value* interface = rail->get("interface");
     if (device && !devices.emplace(device->text, device->range).second) {
@@ -265,6 +283,24 @@ bool has_platform(std::initializer_list<const char*> platforms, const std::strin
   return false;
 }
 
+SourceRange declared_at(const Value& value) {
+  return value.decl_range.valid() ? value.decl_range : value.range;
+}
+
+// Where the user chose the value at `path` below `root`: the assignment (`storage = nfs.rwx`)
+// when the value is a declaration read through a reference, which was written elsewhere (in a
+// stdlib profile); else the value itself.
+SourceRange chosen_at(const Value* root, std::initializer_list<const char*> path,
+                      const Value& value) {
+  const Slot* slot = nullptr;
+  for (const char* step : path) {
+    slot = root && root->kind == Value::Kind::Block ? root->slot(step) : nullptr;
+    if (!slot) return value.range;
+    root = slot->value.get();
+  }
+  return slot->assigned.valid() && !value.decl.empty() ? slot->assigned : value.range;
+}
+
 // Reports platform findings once per source place: every env on a cluster would repeat them.
 class PlatformReport {
  public:
@@ -276,11 +312,14 @@ class PlatformReport {
 
   const std::string& platform() const { return platform_; }
 
-  void not_applicable(const std::string& field, const SourceRange& at) {
+  /// `from`: where the value was declared, when `at` is the assignment that chose it.
+  void not_applicable(const std::string& field, const SourceRange& at,
+                      const Value* from = nullptr) {
     if (!first(field, at)) return;
     Diagnostic& d = diagnostics_.report(
         Code::E0418, at, "`" + field + "` does not apply on platform `" + platform_ + "`",
         "remove it, or change the cluster's `platform` (mlenvc explain E0418 lists the fields)");
+    if (from) d.notes.push_back({"`" + from->decl + "` is declared here", declared_at(*from)});
     d.notes.push_back(
         {"env `" + v_.name + "` runs on this cluster", range_at(v_.env, {"cluster"})});
   }
@@ -304,10 +343,6 @@ class PlatformReport {
   std::set<std::string>& reported_;
   Diagnostics& diagnostics_;
 };
-
-SourceRange declared_at(const Value& value) {
-  return value.decl_range.valid() ? value.decl_range : value.range;
-}
 
 // What each platform cannot do without; and `image.registry`, which only OpenShift ignores.
 void check_platform_needs(const EnvView& v, PlatformReport& report, Diagnostics& diagnostics) {
@@ -380,7 +415,9 @@ void check_platform_fields(const EnvView& v, std::set<std::string>& reported,
   for (const PlatformField& f : kPlatformFields) {
     const Value* value = get_path(f.on_env ? &v.env : v.cluster, f.path);
     if (!value || has_platform(f.platforms, report.platform())) continue;
-    report.not_applicable((f.on_env ? "" : "cluster.") + dotted(f.path), value->range);
+    SourceRange at = chosen_at(f.on_env ? &v.env : v.cluster, f.path, *value);
+    report.not_applicable((f.on_env ? "" : "cluster.") + dotted(f.path), at,
+                          at != value->range ? value : nullptr);
   }
   if (report.platform() == "slurm") check_slurm_fields(v, report);
   check_platform_needs(v, report, diagnostics);
@@ -446,6 +483,8 @@ void Checker::check_rules(const Value& env, const DeclState& state) {
   check_security(view, diagnostics_);
   check_command(view, diagnostics_);
   check_acceptance_memory(env, cluster, diagnostics_);
+  check_usage(env, UsageContext{name, state.module->at(state.decl->name)}, checked_values_,
+              diagnostics_);
 }
 
 }  // namespace mlenv::check

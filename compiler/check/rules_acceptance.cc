@@ -2,13 +2,14 @@
 
 #include <regex>
 
+#include "compiler/base/quantity.h"
 #include "compiler/check/value_paths.h"
 
 namespace mlenv::check {
 
 std::optional<std::int64_t> gpu_memory_bytes(const Value* cluster) {
   const std::string memory = text_at(cluster, {"gpus", "memory"});
-  if (!memory.empty()) return parse_bytes(memory);
+  if (!memory.empty()) return quantity_integer(memory);
   // GPU feature discovery's product label names the memory in decimal GB
   // ("NVIDIA-A100-SXM4-40GB", "NVIDIA-H100-80GB-HBM3"); "NVIDIA-H200" names none.
   static const std::regex kSize(R"((?:^|-)(\d+)GB(?:-|$))");
@@ -24,7 +25,7 @@ void check_acceptance_memory(const Value& env, const Value* cluster, Diagnostics
   std::optional<std::int64_t> gpu = gpu_memory_bytes(cluster);
   const std::string max_text = text_at(acceptance, {"max_bytes"});
   if (!gpu || max_text.empty()) return;
-  const std::int64_t max_bytes = parse_bytes(max_text);
+  const std::int64_t max_bytes = quantity_integer(max_text).value_or(0);
   // mlenv-boot allocates a send and a receive buffer of max_bytes on every GPU.
   const long double needed = 2.0L * max_bytes + kGpuReserveBytes;
   if (needed <= static_cast<long double>(*gpu)) return;

@@ -11,9 +11,6 @@
 
 namespace mlenv::check {
 
-/// A checked quantity in bytes ("8Gi", "1G", "512"), saturating (defined in lower.cc).
-std::int64_t parse_bytes(const std::string& text);
-
 /// The memory of one GPU: the cluster's `gpus.memory`, else the size in its
 /// `nvidia.com/gpu.product` label ("NVIDIA-H100-80GB-HBM3": 80 GB); nullopt when neither says.
 std::optional<std::int64_t> gpu_memory_bytes(const Value* cluster);

@@ -4,6 +4,7 @@
 
 #include "compiler/check/rules_hygiene.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <optional>
 
 #include "compiler/base/pattern.h"
+#include "compiler/base/quantity.h"
 
 namespace mlenv::check {
 namespace {
@@ -36,6 +38,33 @@ const Pattern& image_reference() {
   static const Pattern p = Pattern::literal(R"([A-Za-z0-9][A-Za-z0-9._/:@+-]*)");
   return p;
 }
+// The repository path of an image reference: without its tag, digest and registry domain (the
+// first component when it holds a `.` or `:` or is `localhost`: distribution/reference's
+// grammar, reference.go). Only the domain may hold upper-case letters.
+std::string repository_path(const std::string& reference) {
+  std::string name = reference.substr(0, reference.find('@'));
+  std::size_t slash = name.rfind('/');
+  std::size_t colon = name.rfind(':');
+  if (colon != std::string::npos && (slash == std::string::npos || colon > slash)) {
+    name.resize(colon);
+  }
+  std::size_t first = name.find('/');
+  if (first == std::string::npos) return name;
+  std::string domain = name.substr(0, first);
+  bool is_domain = domain.find_first_of(".:") != std::string::npos || domain == "localhost";
+  return is_domain ? name.substr(first + 1) : name;
+}
+
+bool has_upper(const std::string& text) {
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
 // A Debian package, optionally with an architecture and a version or release: Debian Policy
 // §5.6.1 (names: lower-case letters, digits, `+ - .`, starting alphanumeric) and §5.6.12.
 const Pattern& apt_package() {
@@ -61,10 +90,16 @@ const Pattern& env_key() {
 // reported, once.
 void check_image(const Value& image, CheckedValues& checked, Diagnostics& diagnostics) {
   auto first = [&](const Value* value) { return checked.insert(value).second; };
-  if (const Value* from = image.get("from");
-      from && first(from) && !image_reference().matches(from->text)) {
-    diagnostics.report(Code::E0312, from->range, "`from` is not one image reference",
-                       "letters, digits and `._/:@+-`, no spaces or line breaks");
+  if (const Value* from = image.get("from"); from && first(from)) {
+    std::string path = repository_path(from->text);
+    if (!image_reference().matches(from->text)) {
+      diagnostics.report(Code::E0312, from->range, "`from` is not one image reference",
+                         "letters, digits and `._/:@+-`, no spaces or line breaks");
+    } else if (has_upper(path)) {
+      diagnostics.report(Code::E0312, from->range,
+                         "the repository `" + path + "` in `from` has upper-case letters",
+                         "repository paths are lower-case: `" + lower(path) + "`");
+    }
   }
   if (const Value* apt = image.get("apt")) {
     for (const ValuePtr& item : apt->items) {
@@ -109,52 +144,33 @@ void check_image(const Value& image, CheckedValues& checked, Diagnostics& diagno
 
 // --- Quantities --------------------------------------------------------------------------
 
-// A quantity's value as a double (Kubernetes' suffixes: binary Ki..Ei, decimal n u m k M G T
-// P E, or an exponent); nullopt if malformed. Precision is enough to compare sizes.
-std::optional<double> quantity_value(const std::string& text) {
-  static const std::array<std::pair<std::string_view, double>, 16> kSuffixes = {{
-      {"Ki", 0x1p10},
-      {"Mi", 0x1p20},
-      {"Gi", 0x1p30},
-      {"Ti", 0x1p40},
-      {"Pi", 0x1p50},
-      {"Ei", 0x1p60},
-      {"n", 1e-9},
-      {"u", 1e-6},
-      {"m", 1e-3},
-      {"k", 1e3},
-      {"M", 1e6},
-      {"G", 1e9},
-      {"T", 1e12},
-      {"P", 1e15},
-      {"E", 1e18},
-      {"", 1},
-  }};
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  double number = std::strtod(begin, &end);
-  if (end == begin) return std::nullopt;
-  std::string_view suffix(end);
-  for (const auto& [name, factor] : kSuffixes) {
-    if (suffix == name) return number * factor;
-  }
-  return std::nullopt;
-}
-
 void check_resources(const Value& env, Diagnostics& diagnostics) {
   const Value* resources = env.get("resources");
   const Value* shm = child(resources, "shm");
   const Value* memory = child(resources, "memory");
   if (!shm || !memory) return;
-  std::optional<double> shm_bytes = quantity_value(shm->text);
-  std::optional<double> memory_bytes = quantity_value(memory->text);
-  if (shm_bytes && memory_bytes && *shm_bytes > *memory_bytes) {
-    Diagnostic& d = diagnostics.report(
-        Code::E0317, shm->range,
-        "`shm` (" + shm->text + ") is larger than the pod's `memory` (" + memory->text + ")",
-        "/dev/shm is a memory emptyDir counted against `memory`");
-    d.notes.push_back({"memory set here", memory->range});
+  std::optional<long double> shm_bytes = parse_quantity(shm->text);
+  std::optional<long double> memory_bytes = parse_quantity(memory->text);
+  // A memory of a few bytes is a missing unit, which E0321 reports on its own line.
+  if (!shm_bytes || !memory_bytes || *memory_bytes < 0x1p20L || *shm_bytes <= *memory_bytes) {
+    return;
   }
+  // The caret goes where the user wrote: on `memory` when `shm` is the schema's default.
+  const Slot* shm_slot = resources->slot("shm");
+  if (shm_slot && !shm_slot->assigned.valid()) {
+    Diagnostic& d = diagnostics.report(
+        Code::E0317, memory->range,
+        "the pod's `memory` (" + memory->text + ") is smaller than its `shm` (" + shm->text + ")",
+        "/dev/shm is a memory emptyDir counted against `memory`: raise `memory`, or set a "
+        "smaller `shm`");
+    d.notes.push_back({"`shm` defaults to " + shm->text, shm->range});
+    return;
+  }
+  Diagnostic& d = diagnostics.report(
+      Code::E0317, shm->range,
+      "`shm` (" + shm->text + ") is larger than the pod's `memory` (" + memory->text + ")",
+      "/dev/shm is a memory emptyDir counted against `memory`");
+  d.notes.push_back({"memory set here", memory->range});
 }
 
 // --- Networks ----------------------------------------------------------------------------
@@ -327,6 +343,32 @@ void check_ipam(const Value* ipam, Diagnostics& diagnostics) {
   }
 }
 
+bool overlap(const Network& a, const Network& b) {
+  return contains(a, b) || contains(b, a);
+}
+
+// Each rail is a subnet of its own: whereabouts hands out each rail's range independently, so
+// overlapping ranges put two rails of a pod in one subnet (or one address on two pods).
+void check_rail_ranges(const ValueList& rails, Diagnostics& diagnostics) {
+  std::vector<std::pair<Network, const Value*>> ranges;
+  for (const ValuePtr& rail : rails) {
+    const Value* range = child(child(rail.get(), "ipam"), "range");
+    std::string why;
+    std::optional<Network> network = range ? parse_cidr(range->text, false, why) : std::nullopt;
+    if (!network) continue;
+    for (const auto& [earlier, earlier_range] : ranges) {
+      if (!overlap(earlier, *network)) continue;
+      Diagnostic& d = diagnostics.report(
+          Code::E0429, range->range,
+          "`" + range->text + "` overlaps `" + earlier_range->text + "` of another rail",
+          "give each rail a subnet of its own");
+      d.notes.push_back({"the other rail's range", earlier_range->range});
+      break;
+    }
+    ranges.push_back({*network, range});
+  }
+}
+
 void check_networks(const Value* cluster, Diagnostics& diagnostics) {
   const Value* network = child(cluster, "network");
   const Value* rails = child(child(network, "rdma"), "rails");
@@ -334,6 +376,7 @@ void check_networks(const Value* cluster, Diagnostics& diagnostics) {
     check_interface(rail->get("interface"), diagnostics);
     check_ipam(rail->get("ipam"), diagnostics);
   }
+  if (rails) check_rail_ranges(rails->items, diagnostics);
   const Value* tcp = child(child(network, "tcp"), "interfaces");
   for (const ValuePtr& name : tcp ? tcp->items : ValueList{}) {
     check_interface(name.get(), diagnostics);
@@ -413,7 +456,7 @@ void check_labels(const Value& env, Diagnostics& diagnostics) {
 // as written.
 bool same_storage_value(const Value& a, const Value& b) {
   if (a.kind == Value::Kind::Quantity && b.kind == Value::Kind::Quantity) {
-    return quantity_value(a.text) == quantity_value(b.text);
+    return parse_quantity(a.text) == parse_quantity(b.text);
   }
   return a.text == b.text;
 }

@@ -1,5 +1,7 @@
 #include "compiler/check/types.h"
 
+#include <algorithm>
+
 #include "compiler/base/embedded.h"
 #include "compiler/parse/parser.h"
 
@@ -22,6 +24,9 @@ std::string pattern_in_words(const std::string& pattern) {
       {R"(^([A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$)",
        "a node label key, optionally with a DNS prefix (`cloud.provider.com/topology-rack`)"},
       {R"(^[A-Za-z0-9_.-]{1,64}$)", "a Slurm name: 1 to 64 letters, digits and `_.-` (`h100`)"},
+      {R"(^[A-Za-z0-9_.-]{1,64}(,[A-Za-z0-9_.-]{1,64}){0,15}$)",
+       "Slurm partitions: 1 to 16 names of letters, digits and `_.-`, separated by `,` "
+       "(`gpu,gpu-long`)"},
       {R"(^(UNLIMITED|INFINITE|([0-9]{1,5}-)?[0-9]{1,6}(:[0-9]{1,2}){0,2})$)",
        "a Slurm time limit: minutes, `M:S`, `H:M:S`, `D-H`, `D-H:M`, `D-H:M:S` or `UNLIMITED` "
        "(`01:00:00`)"},
@@ -200,6 +205,13 @@ std::unique_ptr<TypeRegistry> load_types(SourceManager& sources, Diagnostics& di
     }
   }
   return registry;
+}
+
+bool is_dns_label(const std::string& s) {
+  if (s.empty() || s.size() > 63) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!alnum(s.front()) || !alnum(s.back())) return false;
+  return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-'; });
 }
 
 }  // namespace mlenv::check

@@ -80,4 +80,9 @@ struct TypeRegistry {
 /// are the compiler's own bugs and are reported like any other.
 std::unique_ptr<TypeRegistry> load_types(SourceManager& sources, Diagnostics& diagnostics);
 
+/// Whether `s` is an RFC 1123 DNS label (lower-case letters, digits and `-`, at most 63,
+/// alphanumeric at both ends): what the `name` type accepts, and what Kubernetes object names
+/// built from an env's name must be.
+bool is_dns_label(const std::string& s);
+
 }  // namespace mlenv::check

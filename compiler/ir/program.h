@@ -184,6 +184,9 @@ struct Env {
   std::string priority;        ///< Kueue WorkloadPriorityClass, "" for none
   SourceRange range;           ///< the declaration
   SourceRange services_range;  ///< the `services` value, or the declaration
+  /// Where `master_port` and `rdzv_port` were set, or the declaration where they are defaults:
+  /// a port clash is reported on the user's line.
+  SourceRange master_port_range, rdzv_port_range;
 };
 
 /// A source file the program was compiled from (stdlib and schema files included).

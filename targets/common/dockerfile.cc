@@ -1,6 +1,7 @@
 #include "targets/common/dockerfile.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "compiler/base/version.h"
 
@@ -43,15 +44,36 @@ std::string words(const std::vector<std::string>& items) {
   return out;
 }
 
+// The length of a `${NAME}` (NAME a POSIX variable name) starting at `at`, or 0.
+std::size_t variable_length(const std::string& value, std::size_t at) {
+  if (value.compare(at, 2, "${") != 0) return 0;
+  std::size_t i = at + 2;
+  auto letter = [](char c) { return c == '_' || std::isalpha(static_cast<unsigned char>(c)); };
+  if (i >= value.size() || !letter(value[i])) return 0;
+  while (i < value.size() &&
+         (letter(value[i]) || std::isdigit(static_cast<unsigned char>(value[i]))))
+    ++i;
+  return i < value.size() && value[i] == '}' ? i + 1 - at : 0;
+}
+
 // An ENV value in the Dockerfile's double-quoted form. ENV is read by the Dockerfile's own
 // word lexer, not a shell (moby/buildkit frontend/dockerfile/shell/lex.go, which buildah's
 // imagebuilder vendors): inside "..." only `\"`, `\\` and `\$` are escapes, and `$` would
-// otherwise expand a build variable. A line break cannot be written at all (the parser splits
-// instructions at newlines first), so `check` refuses it (E0316).
+// otherwise expand a build variable. `${NAME}` alone is left for ENV to expand, as Docker does
+// (`PATH = "/opt/venv/bin:\${PATH}"` extends the base image's PATH); every other `$` is
+// literal. A line break cannot be written at all (the parser splits instructions at newlines
+// first), so `check` refuses it (E0316).
 std::string env_value(const std::string& value) {
   if (is_shell_safe(value)) return value;
   std::string out = "\"";
-  for (char c : value) {
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    std::size_t name = variable_length(value, i);
+    if (name != 0) {
+      out.append(value, i, name);
+      i += name - 1;
+      continue;
+    }
+    char c = value[i];
     if (c == '"' || c == '\\' || c == '$') out += '\\';
     out += c;
   }

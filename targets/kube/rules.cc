@@ -91,14 +91,14 @@ void check_ports(const EnvLayout& layout, Diagnostics& diagnostics) {
   for (std::size_t i = 0; i < taken.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (taken[i].first != taken[j].first || (i > 0 && j > 0)) continue;
-      diagnostics.report(Code::E0423, env.range,
+      diagnostics.report(Code::E0423, env.master_port_range,
                          "env `" + env.name + "`: `master_port` " +
                              std::to_string(env.master_port) + " is also the port of " +
                              taken[i].second,
                          "choose another `master_port`");
     }
     if (taken[i].first == env.rdzv_port) {
-      diagnostics.report(Code::E0423, env.range,
+      diagnostics.report(Code::E0423, env.rdzv_port_range,
                          "env `" + env.name + "`: `rdzv_port` " + std::to_string(env.rdzv_port) +
                              " is also the port of " + taken[i].second,
                          "choose another `rdzv_port`");

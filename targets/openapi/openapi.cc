@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "compiler/base/pattern.h"
+#include "compiler/base/quantity.h"
 
 namespace mlenv::openapi {
 namespace {
@@ -227,7 +228,7 @@ void Validator::check(const YAML::Node& value, const YAML::Node& raw_schema, std
   // Definitions whose wire form is a string with its own syntax.
   if (ref_name == "io.k8s.apimachinery.pkg.api.resource.Quantity") {
     if (!value.IsScalar()) return fail("expected a quantity, found " + node_kind(value));
-    if (!is_quantity(value.Scalar())) fail("`" + value.Scalar() + "` is not a quantity");
+    if (!mlenv::is_quantity(value.Scalar())) fail("`" + value.Scalar() + "` is not a quantity");
     return;
   }
   std::string format = child(schema, "format").as<std::string>("");

@@ -53,7 +53,4 @@ class Validator {
 /// Kubernetes and OpenShift documents are 3-4 MB each). Errors land in `error`.
 const Validator* cached_validator(const std::vector<std::string>& paths, std::string& error);
 
-/// Whether `text` is a Kubernetes quantity (`100Gi`, `500m`, `1.5`, `2e3`).
-bool is_quantity(const std::string& text);
-
 }  // namespace mlenv::openapi

@@ -8,10 +8,11 @@ namespace mlenv::target::slurm {
 
 bool safe_sbatch_value(std::string_view value) {
   // sbatch reads `#SBATCH` lines with its own tokenizer (src/sbatch/opt.c, _get_argument):
-  // whitespace ends a value and quotes are removed, so only plain characters are allowed.
+  // whitespace ends a value and quotes are removed, so only plain characters are allowed; `,`
+  // separates the partitions of a list (`--partition=gpu,gpu-long`).
   return !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-           c == '_' || c == '.' || c == ':' || c == '%' || c == '/';
+           c == '_' || c == '.' || c == ':' || c == '%' || c == '/' || c == ',';
   });
 }
 

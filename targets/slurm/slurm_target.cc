@@ -68,7 +68,7 @@ BatchJob batch_job(const EnvLayout& layout) {
 // by side in one network namespace, so the same port for both fails at start (EADDRINUSE).
 void check_ports(const ir::Env& env, Diagnostics& diagnostics) {
   if (env.rdzv_port != env.master_port) return;
-  diagnostics.report(Code::E0423, env.range,
+  diagnostics.report(Code::E0423, env.rdzv_port_range,
                      "env `" + env.name + "`: `rdzv_port` " + std::to_string(env.rdzv_port) +
                          " is also the port of `master_port`",
                      "choose another `rdzv_port`");

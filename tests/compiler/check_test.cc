@@ -143,6 +143,25 @@ TEST_CASE("an acceptance sweep must fit the GPU's memory") {
   CHECK(sweep("    per_node = 8\n    memory = 141G\n", "60Gi") == 0);
 }
 
+TEST_CASE("acceptance.max_bytes reaches boot.json as the bytes it says, exponents included") {
+  // Lowering once read `2e9` as 2 and `1Pi` as 1 (its own parser knew neither); every phase
+  // now reads quantities through compiler/base/quantity.h.
+  for (const auto& [written, bytes] : {std::pair<const char*, std::int64_t>{"2e9", 2000000000},
+                                       {"1.5Gi", std::int64_t{3} << 29},
+                                       {"1Ti", std::int64_t{1} << 40},
+                                       {"8", 8}}) {
+    Diagnostics diagnostics;
+    auto program =
+        check(std::string(kBase) + "cluster g extends parent {\n" + "  gpus { per_node = 8 }\n}\n" +
+                  "env a {\n  cluster = g\n  image = img\n" +
+                  "  acceptance { max_bytes = " + written + " }\n}\n",
+              diagnostics);
+    INFO(written);
+    REQUIRE(program.has_value());
+    CHECK(env(*program, "a").acceptance.max_bytes == bytes);
+  }
+}
+
 TEST_CASE("the inputs of a program include the schema files, sorted") {
   Diagnostics diagnostics;
   auto program = check(kBase, diagnostics);

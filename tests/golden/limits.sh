@@ -75,4 +75,15 @@ expect string 'string.mlenv:19:[0-9]+: error\[E0104\]: string longer than the li
 expect budget 'budget.mlenv:20:[0-9]+: error\[E0104\]: the values this program builds exceed 128 MiB$' \
   'the limit was crossed here'
 
+# A launcher at the end of a 1 MiB `bash -c` script of 500,000 words: E0426 looks at three
+# words at each word, not at the rest of the script at each word (quadratic: hours).
+{ echo 'cluster c {'; echo '  api = "a"'; echo '  namespace = "ns"'
+  echo '  gpus = { per_node = 8 }'; echo '  storage = { mode = rwx, class = "x" }'; echo '}'
+  echo 'image i {'; echo '  from = "base:1"'; echo '  tag = "t"'; echo '}'
+  echo 'env e {'; echo '  cluster = c'; echo '  image = i'
+  printf '  command = ["bash", "-c", "'; for _ in $(seq 1 5000); do printf 'a %.0s' $(seq 1 100); done
+  printf 'torchrun train.py"]\n}\n'; } >"$dir/script.mlenv"
+expect script 'script.mlenv:14:[0-9]+: error\[E0426\]: `bash -c` hides the launcher `torchrun`' \
+  '^mlenvc: 1 error$'
+
 exit $status

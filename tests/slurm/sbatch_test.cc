@@ -171,7 +171,8 @@ TEST_CASE("slurm.sbatch: the script parses and hostile values add no directive")
 }
 
 TEST_CASE("slurm.sbatch: safe_sbatch_value admits names and times, nothing sbatch would split") {
-  for (const char* ok : {"gpu", "a100_80g", "proj-1.x", "1-00:00:00", "UNLIMITED"}) {
+  for (const char* ok :
+       {"gpu", "a100_80g", "proj-1.x", "1-00:00:00", "UNLIMITED", "gpu,gpu-long"}) {
     CHECK(safe_sbatch_value(ok));
   }
   for (const char* bad : {"", "a b", "a\nb", "a'b", "a\"b", "a#b", "$(x)", "a;b", "a\tb"}) {
