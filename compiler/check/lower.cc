@@ -2,6 +2,7 @@
 // filled, and the decisions the rules allowed made once (transport, env kind, launcher).
 
 #include <algorithm>
+#include <cmath>
 
 #include "compiler/check/checker.h"
 #include "compiler/check/launcher.h"
@@ -10,9 +11,8 @@
 namespace mlenv::check {
 namespace {
 
-// A checked quantity in bytes ("8Gi", "1G", "512"); saturates rather than overflows, and
-// drops fractions of a byte.
-std::int64_t parse_bytes(const std::string& text) {
+// The value of a checked quantity ("8Gi", "1G", "512", "500m").
+long double quantity_value(const std::string& text) {
   std::size_t i = 0;
   long double value = 0;
   while (i < text.size() && text[i] >= '0' && text[i] <= '9')
@@ -25,12 +25,24 @@ std::int64_t parse_bytes(const std::string& text) {
   }
   static const std::pair<const char*, long double> kSuffixes[] = {
       {"Ki", 1024.0L}, {"Mi", 1048576.0L}, {"Gi", 1073741824.0L}, {"Ti", 1099511627776.0L},
-      {"k", 1e3L},     {"M", 1e6L},        {"G", 1e9L},           {"T", 1e12L}};
+      {"k", 1e3L},     {"M", 1e6L},        {"G", 1e9L},           {"T", 1e12L},
+      {"m", 1e-3L}};
   for (const auto& [suffix, factor] : kSuffixes) {
     if (text.compare(i, std::string::npos, suffix) == 0) value *= factor;
   }
+  return value;
+}
+
+// A whole number saturating rather than overflowing: `value` rounded up when `up`, else down.
+std::int64_t whole(long double value, bool up) {
   constexpr long double kMax = 9.0e18L;
-  return static_cast<std::int64_t>(std::min(value, kMax));
+  long double w = std::min(up ? std::ceil(value) : std::floor(value), kMax);
+  return static_cast<std::int64_t>(w);
+}
+
+// A checked quantity in bytes ("8Gi", "1G", "512"), fractions of a byte dropped.
+std::int64_t parse_bytes(const std::string& text) {
+  return whole(quantity_value(text), false);
 }
 
 void lower_storage(const Value* s, ir::Storage& into) {
@@ -111,6 +123,7 @@ ir::Image lower_image(const Value& image, const std::string& env_name) {
   i.from = text_at(&image, {"from"});
   i.tag = text_at(&image, {"tag"});
   i.registry = text_at(&image, {"registry"});
+  i.pull_secret = text_at(&image, {"pull_secret"});
   i.apt = strings_at(&image, {"apt"});
   i.pip = strings_at(&image, {"pip"});
   i.tools = strings_at(&image, {"tools"});
@@ -189,6 +202,12 @@ ir::Env Checker::lower(const Value& env, const DeclState& state) {
   out.resources.cpu.text = text_at(&env, {"resources", "cpu"});
   out.resources.memory.text = text_at(&env, {"resources", "memory"});
   out.resources.shm.text = text_at(&env, {"resources", "shm"});
+  if (!out.resources.cpu.text.empty()) {
+    out.resources.whole_cpus = whole(quantity_value(out.resources.cpu.text), true);
+  }
+  if (!out.resources.memory.text.empty()) {
+    out.resources.memory_mib = whole(quantity_value(out.resources.memory.text) / 1048576.0L, true);
+  }
   out.storage = out.cluster.storage;
   lower_storage(env.get("storage"), out.storage);
   out.protect = int_at(&env, {"protect"}, 1) != 0;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "compiler/base/pattern.h"
+#include "targets/openapi/admission.h"
 
 namespace mlenv::openapi {
 namespace {
@@ -299,6 +300,8 @@ std::vector<Issue> Validator::validate(const YAML::Node& object) const {
   if (!schema) return {{"", "no schema for " + api_version + " " + kind}};
   std::string path;
   check(object, *schema, path, issues, 0);
+  // What the schema cannot say but the admission webhooks refuse at apply.
+  for (Issue& i : admission_issues(object)) issues.push_back(std::move(i));
   return issues;
 }
 
