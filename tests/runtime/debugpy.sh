@@ -6,14 +6,8 @@
 set -u
 boot=$1
 here=$(cd "$(dirname "$0")" && pwd)
-python=/usr/bin/python3
-if ! "$python" -c 'import debugpy' 2>/dev/null; then
-  echo "python3-debugpy is not installed (./mlenv deps python3-debugpy): skipped"
-  exit 77
-fi
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-. "$here/../slurm/free_port.sh"
+. "$here/python_test.sh"
+require debugpy python3-debugpy
 rdzv=$(free_port)
 master=$(free_port)
 debug=$(free_port)

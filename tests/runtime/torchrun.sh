@@ -12,14 +12,8 @@
 set -u
 boot=$1
 here=$(cd "$(dirname "$0")" && pwd)
-python=/usr/bin/python3
-if ! "$python" -c 'import torch.distributed' 2>/dev/null; then
-  echo "python3-torch is not installed (./mlenv deps python3-torch): skipped"
-  exit 77
-fi
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-. "$here/../slurm/free_port.sh"
+. "$here/python_test.sh"
+require torch.distributed python3-torch
 
 # run_job MODE COMMAND_JSON LAUNCHER: two nodes, then the four workers' reports.
 run_job() {
