@@ -8,6 +8,7 @@
 #include "boot_status.h"
 #include "config.h"
 #include "control.h"
+#include "debugpy.h"
 #include "environment.h"
 #include "exit_code.h"
 #include "identity.h"
@@ -206,7 +207,12 @@ Agreement coordinate(const BootContext& context, const Identity& identity, const
   Coordinator coordinator(request, port);
   log_info("rendezvous: waiting for " + std::to_string(identity.nnodes - 1) + " nodes on port " +
            std::to_string(port));
-  std::vector<NodeReport> reports = coordinator.gather(after(context.start, rendezvous_s));
+  // Until the first node comes, rank 0 waits rendezvous_s from its start; each node that joins
+  // gives the rest rendezvous_s more (cold starts: nodes pulling a large image start minutes
+  // apart).
+  std::vector<NodeReport> reports = coordinator.gather(
+      after(context.start, rendezvous_s),
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(rendezvous_s)));
   agreement.plan = decide_plan(context.config, reports, context.config.job);
   agreement.reached_interface = coordinator.reached_interface();
   // The NCCL id embeds rank 0's bootstrap address, so its NCCL variables must be set first.
@@ -408,6 +414,18 @@ int run_boot(const Options& options) {
     return kExitOk;
   }
   write_node_files(context.config, plan, identity, local.env);
+  // Global rank 0 is on node 0: only there can a worker take the debugger's port.
+  if (context.config.debugpy_port > 0 && identity.node_rank == 0) {
+    std::string hook = write_debugpy_hook();
+    for (ChildSpec& worker : spec.workers) {
+      if (!hook.empty()) add_debugpy_hook(worker.env, hook, context.config.debugpy_port);
+    }
+  }
+  Json status = status_document(context.config.job, identity.node_rank, plan);
+  spec.service_exited = [&](const std::string& name, int code) {
+    add_exited_service(status, name, code);
+    write_status_file(status_file_path(context.config.shell_env), status);
+  };
 
   if (options.nccl_check) {
     // Every node ends with rank 0's verdict, which the steps' end carries to the members.

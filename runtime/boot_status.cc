@@ -24,6 +24,15 @@ Json status_document(const std::string& job, int node_rank, const JobPlan& plan)
   return out;
 }
 
+void add_exited_service(Json& document, const std::string& name, int code) {
+  Json exited = Json::object();
+  exited.set("name", name).set("code", code);
+  const Json* before = document.find("exited_services");
+  Json all = before ? *before : Json::array();
+  all.push(std::move(exited));
+  document.set("exited_services", std::move(all));
+}
+
 void write_status_file(const std::string& path, const Json& document) {
   if (path.empty()) return;
   if (!make_parent_dirs(path) || !write_file_atomic(path, document.dump() + "\n")) {

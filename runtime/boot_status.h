@@ -17,6 +17,10 @@ std::string status_file_path(const std::string& shell_env);
 /// "transport_reason"}: known once the rendezvous has decided the plan.
 Json status_document(const std::string& job, int node_rank, const JobPlan& plan);
 
+/// Adds a service that exited, to `exited_services` ([{"name", "code"}]): `mlenvc status`
+/// shows it, where the log alone would leave a dead tool unnoticed.
+void add_exited_service(Json& document, const std::string& name, int code);
+
 /// Writes the document atomically (a reader never sees half of it); a failure is a warning, as
 /// for the other files of phase 5. Does nothing for an empty path.
 void write_status_file(const std::string& path, const Json& document);

@@ -276,6 +276,9 @@ BootConfig parse_config(std::string_view text) {
   config.deepspeed_env = get_string(root, "deepspeed_env", "deepspeed_env");
   config.shell_env = optional_string(root, "shell_env", "shell_env");
   config.network_status = optional_string(root, "network_status", "network_status");
+  if (const Json* port = root.find("debugpy_port")) {
+    config.debugpy_port = static_cast<int>(get_int(*port, "debugpy_port", 0, 65535));
+  }
   if (const Json* check = root.find("nccl_check"); check && !check->is_null()) {
     if (const Json* min = check->find("min_busbw_gbps")) {
       if (!min->is_number() || min->as_number() < 0) {

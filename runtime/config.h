@@ -71,6 +71,7 @@ struct BootConfig {
   std::string deepspeed_env;
   std::string shell_env;       ///< where login shells find the job's variables, "" for none
   std::string network_status;  ///< the Multus network-status file, "" for none
+  int debugpy_port = 0;        ///< where the rank-0 worker's debugpy listens; 0: no debugpy
   double nccl_min_busbw_gbps = 0;
   std::uint64_t nccl_max_bytes = std::uint64_t{128} << 20;
   double nccl_timeout_s = 120;

@@ -231,7 +231,7 @@ Clock::time_point Coordinator::next_wakeup(Clock::time_point deadline) const {
   return wake;
 }
 
-std::vector<NodeReport> Coordinator::gather(Clock::time_point deadline) {
+std::vector<NodeReport> Coordinator::gather(Clock::time_point deadline, Clock::duration patience) {
   int joined = 1;
   while (joined < self_.nnodes && Clock::now() < deadline) {
     // poll() ignores a negative descriptor: while accepting is paused the listener is not watched.
@@ -261,13 +261,27 @@ std::vector<NodeReport> Coordinator::gather(Clock::time_point deadline) {
     }
     std::vector<bool> ready;
     for (size_t i = first_pending; i < fds.size(); ++i) ready.push_back(fds[i].revents != 0);
-    joined += read_pending(ready);
+    int added = read_pending(ready);
+    joined += added;
+    if (added > 0 && patience > Clock::duration::zero() && joined < self_.nnodes) {
+      deadline = std::max(deadline, Clock::now() + patience);
+      tell_members_to_wait();
+    }
     expire_pending(Clock::now());
     if (fds[1].revents) accept_pending();
   }
   if (joined < self_.nnodes) fail_with_timeout(joined);
   pending_.clear();
   return reports_;
+}
+
+void Coordinator::tell_members_to_wait() {
+  Json wait = Json::object();
+  wait.set("t", "wait");
+  // A member that cannot be told has gone; the gather loop sees it readable and drops it.
+  for (const auto& member : members_) {
+    if (member) member->send(wait);
+  }
 }
 
 void Coordinator::fail_with_timeout(int joined) {
@@ -345,6 +359,10 @@ Membership join_rendezvous(const Endpoint& rank0, JoinRequest request,
           throw BootError(kExitConfigError, "rejected by rank 0: " + reason);
         }
         if (type && *type == Json("timeout")) throw BootError(kExitRendezvousTimeout, reason);
+        // Another node joined rank 0, which now waits `rendezvous_s` from then: so do we.
+        if (type && *type == Json("wait")) {
+          plan_deadline = std::max(*plan_deadline, time_after(Clock::now(), rendezvous_s + 2));
+        }
       }
     }
     // Rank 0 went away before the plan (a restarting pod), or closed this connection to shed a

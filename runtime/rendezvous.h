@@ -56,8 +56,12 @@ class Coordinator {
   Coordinator(JoinRequest self, int port, PendingLimits limits);
 
   /// Waits until every node has joined and returns their reports by rank; at the deadline tells
-  /// the members that came and throws BootError(kExitRendezvousTimeout).
-  std::vector<NodeReport> gather(Clock::time_point deadline);
+  /// the members that came and throws BootError(kExitRendezvousTimeout). Each node that joins
+  /// moves the deadline to at least `patience` from then, and tells the members to wait as
+  /// long (`{"t":"wait"}`): nodes of a cold start arrive minutes apart (image pulls), and the
+  /// gang times out only when no node has come for `patience`.
+  std::vector<NodeReport> gather(Clock::time_point deadline,
+                                 Clock::duration patience = Clock::duration::zero());
 
   /// The local interface members reached this node through, empty with no members.
   const std::string& reached_interface() const { return reached_interface_; }
@@ -88,6 +92,8 @@ class Coordinator {
   void shed_when_out_of_descriptors(int error);
   /// When the loop must wake at the latest: the deadline, the next join deadline, the pause end.
   Clock::time_point next_wakeup(Clock::time_point deadline) const;
+  /// Tells every member that joined to wait `patience` more for the plan.
+  void tell_members_to_wait();
   [[noreturn]] void fail_with_timeout(int joined);
 
   JoinRequest self_;

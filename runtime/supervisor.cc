@@ -155,13 +155,14 @@ class Supervisor {
     }
   }
 
-  // Stops every worker (SIGTERM now, SIGKILL after the grace period) and keeps the first code.
-  void begin_stop(int code, const std::string& why, bool tell_peers) {
+  // Stops every worker (SIGTERM now, SIGKILL after the grace period) and keeps the first code;
+  // the other nodes are told `peer_code` (by default the same).
+  void begin_stop(int code, const std::string& why, bool tell_peers, int peer_code = -1) {
     if (stopping_) return;
     stopping_ = true;
     final_code_ = code;
     log_info("stopping: " + why);
-    if (tell_peers) link_.report_failure(code, why);
+    if (tell_peers) link_.report_failure(peer_code < 0 ? code : peer_code, why);
     signal_all(true, SIGTERM);
     kill_at_ = Clock::now() + grace();
   }
@@ -177,7 +178,10 @@ class Supervisor {
       child->running = false;
       int code = exit_code_of(status);
       if (!child->worker) {
-        if (!stopping_) log_warning(child->name + " exited with code " + std::to_string(code));
+        if (stopping_) continue;
+        log_error(child->name + " exited with code " + std::to_string(code) +
+                  "; the job goes on without it");
+        if (spec_.service_exited) spec_.service_exited(child->name, code);
         continue;
       }
       if (code != 0 && !stopping_) {
@@ -198,7 +202,10 @@ class Supervisor {
       if (!is_termination(signal)) continue;
       if (!stopping_) {
         std::string name = strsignal(signal);
-        begin_stop(128 + signal, "received " + name, true);
+        // A node told to stop (an eviction, a preemption, a drained node) is taken from the
+        // others: they exit kExitPeerLost, which the pod failure policy does not count
+        // against `restarts` (targets/kube/workload.cc); this node exits 128 + signal.
+        begin_stop(128 + signal, "received " + name, true, kExitPeerLost);
         signal_all(false, signal);
       } else {
         // A second signal: pass it on, as torchrun does.

@@ -97,6 +97,7 @@ ir::Image lower_image(const Value& image, const std::string& env_name) {
   i.from = text_at(&image, {"from"});
   i.tag = text_at(&image, {"tag"});
   i.registry = text_at(&image, {"registry"});
+  i.pull_secret = text_at(&image, {"pull_secret"});
   i.apt = strings_at(&image, {"apt"});
   i.pip = strings_at(&image, {"pip"});
   i.tools = strings_at(&image, {"tools"});
@@ -176,6 +177,13 @@ ir::Env Checker::lower(const Value& env, const DeclState& state) {
   out.resources.cpu.text = text_at(&env, {"resources", "cpu"});
   out.resources.memory.text = text_at(&env, {"resources", "memory"});
   out.resources.shm.text = text_at(&env, {"resources", "shm"});
+  if (!out.resources.cpu.text.empty()) {
+    out.resources.whole_cpus = quantity_integer(out.resources.cpu.text).value_or(0);
+  }
+  if (!out.resources.memory.text.empty()) {
+    const std::int64_t bytes = quantity_integer(out.resources.memory.text).value_or(0);
+    out.resources.memory_mib = bytes / 1048576 + (bytes % 1048576 != 0);
+  }
   out.storage = out.cluster.storage;
   lower_storage(env.get("storage"), out.storage);
   out.protect = int_at(&env, {"protect"}, 1) != 0;

@@ -268,6 +268,7 @@ const PlatformField kPlatformFields[] = {
     {true, {"storage"}, {"openshift", "kubernetes"}},
     {true, {"queue"}, {"kubernetes"}},
     {true, {"priority"}, {"kubernetes"}},
+    {true, {"image", "pull_secret"}, {"kubernetes"}},
 };
 
 std::string dotted(std::initializer_list<const char*> path) {

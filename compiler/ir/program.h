@@ -123,10 +123,11 @@ struct Cluster {
 };
 
 struct Image {
-  std::string name;      ///< ImageStream name
-  std::string from;      ///< pinned base image reference
-  std::string tag;       ///< ImageStream tag
-  std::string registry;  ///< where the built image is pushed (Kubernetes, Slurm), "" for none
+  std::string name;         ///< ImageStream name
+  std::string from;         ///< pinned base image reference
+  std::string tag;          ///< ImageStream tag
+  std::string registry;     ///< where the built image is pushed (Kubernetes, Slurm), "" for none
+  std::string pull_secret;  ///< the Secret pods pull `registry` with (Kubernetes), "" for none
   std::vector<std::string> apt;
   std::vector<std::string> pip;
   std::vector<std::string> tools;  ///< "code-server", "jupyter", "debugpy", "tensorboard"
@@ -140,6 +141,10 @@ struct Resources {
   Quantity cpu;
   Quantity memory;
   Quantity shm;  ///< size of the /dev/shm memory emptyDir
+  /// `cpu` in whole CPUs, rounded up (Slurm's --cpus-per-task); 0 when not set.
+  std::int64_t whole_cpus = 0;
+  /// `memory` in MiB, rounded up (Slurm's --mem); 0 when not set.
+  std::int64_t memory_mib = 0;
 };
 
 /// The NCCL acceptance test of an acceptance run.

@@ -61,9 +61,13 @@ std::string boot_json(const EnvLayout& layout, const BootPlacement& placement) {
   }
   // seeds/000 wrote the DeepSpeed hostfile here; users and scripts know the path.
   const bool files = !placement.on_host;
-  doc.set("hostfile", files ? "/workspace/.deepspeed/hostfile" : "");
+  doc.set("hostfile", !placement.hostfile.empty() ? placement.hostfile
+                      : files                     ? "/workspace/.deepspeed/hostfile"
+                                                  : "");
   doc.set("deepspeed_env", files ? "/workspace/.deepspeed_env" : "");
   doc.set("shell_env", files ? std::string(kShellEnvDir) + "/env.sh" : std::string());
+  // The rank-0 worker's debugpy (runtime/debugpy.h); only debug envs carry the key.
+  if (env.debug) doc.set("debugpy_port", kDebugpyPort);
   doc.set("network_status",
           layout.rdma_attached ? std::string(kPodInfoDir) + "/network-status" : std::string());
   Value& check = doc.set("nccl_check", Value::map());

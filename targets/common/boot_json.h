@@ -15,8 +15,12 @@ struct BootPlacement {
   std::string rendezvous_host;      ///< rank 0's address, or "" when `rendezvous_host_env`
   std::string rendezvous_host_env;  ///< the variable holding rank 0's address
   /// mlenv-boot runs on a host, not in a container: there is no /workspace or /run/mlenv, so
-  /// it writes no shell environment, hostfile or `.deepspeed_env` (a Slurm env without image).
+  /// it writes no shell environment or `.deepspeed_env`, and a hostfile only where `hostfile`
+  /// says (a Slurm env without image).
   bool on_host = false;
+  /// Where each node writes the DeepSpeed hostfile (the launcher's `--hostfile`), when the
+  /// target has a better place than /workspace/.deepspeed/hostfile.
+  std::string hostfile{};
 };
 
 /// The boot.json document (runtime/BOOT_CONFIG.md, format version 3).

@@ -186,7 +186,7 @@ std::string dockerfile(const EnvLayout& layout, const std::string& build_command
   d += "RUN mkdir -p /workspace /datasets /etc/mlenv \\\n"
        " && chgrp -R 0 /workspace /datasets \\\n"
        " && chmod -R g=u /workspace /datasets\n";
-  d += "USER 1001\n";
+  d += "USER " + std::to_string(kImageUid) + "\n";
   d += "WORKDIR /workspace\n";
   d += "ENTRYPOINT [\"/usr/local/bin/mlenv-boot\"]\n";
   d += "CMD [\"--config\", \"/etc/mlenv/boot.json\"]\n";

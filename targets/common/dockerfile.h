@@ -10,6 +10,9 @@ namespace mlenv::target {
 
 /// Where the compiler writes the runtime sources for image builds, relative to the output root.
 inline constexpr const char* kRuntimeDir = "_runtime";
+/// The image's user (`USER`): Kubernetes runs non-root pods as it, OpenShift as an arbitrary
+/// UID of group 0.
+inline constexpr int kImageUid = 1001;
 
 /// The Dockerfile; `build_command` is how the target builds it from the output root (shown in
 /// its header comment).

@@ -75,7 +75,16 @@ EnvLayout make_layout(const ir::Env& env) {
   l.image_name = env.name;
   l.image_tag = l.image_name + ":" + env.image.tag;
   l.shared_service_account = !env.cluster.security.service_account.empty();
-  for (ir::Service s : env.services) l.services.push_back(exposed(s, env.name));
+  for (ir::Service s : env.services) {
+    l.services.push_back(exposed(s, env.name));
+    // jupyter_server's ServerApp exits 1 as UID 0 ("Running as root is not recommended. Use
+    // --allow-root to bypass.", jupyter_server/serverapp.py) unless allow_root is set. Pods
+    // with RDMA run as root; Slurm jobs run as the submitting user.
+    if (s == ir::Service::jupyter && l.root_with_ipc_lock &&
+        env.cluster.platform != ir::Platform::slurm) {
+      l.services.back().argv.push_back("--ServerApp.allow_root=True");
+    }
+  }
   l.labels = env.labels;
   l.labels["app.kubernetes.io/instance"] = env.name;
   l.labels["app.kubernetes.io/managed-by"] = "mlenvc";

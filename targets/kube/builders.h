@@ -3,7 +3,9 @@
 // objects; OpenShift-only pieces (SCC, Route, BuildConfig, oauth-proxy) live in
 // targets/openshift/ and are passed in as PodExtras, so a plain Kubernetes target reuses these.
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,10 @@ struct PodExtras {
   std::vector<Value> sidecars;                     ///< containers after the main one
   std::vector<Value> volumes;                      ///< volumes the sidecars need
   std::map<std::string, std::string> annotations;  ///< pod template annotations
+  /// The pod's fsGroup: the kubelet makes the claims' roots group-writable for it; none where
+  /// the platform assigns one (OpenShift's SCCs) or the pod runs as root.
+  std::optional<std::int64_t> fs_group;
+  std::string pull_secret;  ///< the pods' imagePullSecrets entry, "" for none
 };
 
 /// The env's ServiceAccount (never `default`, SEC-12).

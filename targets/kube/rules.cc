@@ -9,6 +9,7 @@ namespace mlenv::target::kube {
 namespace {
 
 constexpr std::size_t kStatefulSetMax = 52;  // leaves room for `-<10-char revision hash>`
+constexpr std::size_t kPodNameSuffix = 6;    // `-` and the 5 characters of generateName
 
 std::size_t count_json_entries(const std::string& list) {
   // The annotation is a compact JSON list of flat objects built by kube::networks_annotation.
@@ -55,7 +56,9 @@ void check_pinned_image(const ir::Env& env, Diagnostics& diagnostics) {
 
 void check_names(const EnvLayout& layout, Diagnostics& diagnostics) {
   const ir::Env& env = *layout.env;
-  // A JobSet's pods are `<jobset>-<replicated job>-<job index>-<pod index>`.
+  // A JobSet's pods are `<jobset>-<replicated job>-<job index>-<pod index>-<5 random>`, and
+  // its webhook refuses a JobSet whose longest such name passes 63 characters
+  // (kubernetes-sigs/jobset pkg/webhooks/jobset_webhook.go, ValidateCreate).
   const bool jobset = layout.is_job && env.cluster.platform == ir::Platform::kubernetes;
   std::string last_host = layout.workload +
                           (jobset ? "-" + std::string(kJobSetReplicatedJob) + "-0-" : "-") +
@@ -69,6 +72,9 @@ void check_names(const EnvLayout& layout, Diagnostics& diagnostics) {
   if (layout.workload.size() > kStatefulSetMax) {
     report(std::string(layout.is_job ? "Job" : "StatefulSet") + " name `" + layout.workload + "`",
            layout.workload.size(), kStatefulSetMax);
+  } else if (jobset && last_host.size() + kPodNameSuffix > kDnsLabelMax) {
+    report("JobSet pod name `" + last_host + "-xxxxx` (with its random suffix)",
+           last_host.size() + kPodNameSuffix, kDnsLabelMax);
   } else if (last_host.size() > kDnsLabelMax) {
     report("pod hostname `" + last_host + "`", last_host.size(), kDnsLabelMax);
   }

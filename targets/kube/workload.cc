@@ -12,6 +12,9 @@ namespace {
 // RDMA (kExitTransport), which a restart onto the same nodes would only repeat.
 constexpr int kBootConfigError = 78;
 constexpr int kBootTransportError = 73;
+// mlenv-boot's exit when another node was taken away (runtime/exit_code.h kExitPeerLost): a
+// node evicted or preempted tells the others so, or vanishes.
+constexpr int kBootPeerLost = 76;
 
 std::string quantity_or(const ir::Quantity& q, const char* fallback) {
   return q.text.empty() ? fallback : q.text;
@@ -222,6 +225,9 @@ Value pod_template(const EnvLayout& layout, const PodExtras& extras) {
     pod.set("subdomain", layout.headless_service);
   }
   pod.set("serviceAccountName", layout.service_account);
+  if (!extras.pull_secret.empty()) {
+    pod.set("imagePullSecrets", Value::seq()).push(Value::map()).set("name", extras.pull_secret);
+  }
   pod.set("terminationGracePeriodSeconds", termination_grace_seconds());
   if (!env.cluster.gpus.product.empty()) {
     pod.set("nodeSelector", Value::map()).set("nvidia.com/gpu.product", env.cluster.gpus.product);
@@ -229,6 +235,13 @@ Value pod_template(const EnvLayout& layout, const PodExtras& extras) {
   pod.set("affinity", affinity(layout));
   Value& pod_security = pod.set("securityContext", Value::map());
   if (!layout.root_with_ipc_lock) pod_security.set("runAsNonRoot", true);
+  if (extras.fs_group) {
+    // The kubelet chowns each volume's root to fsGroup with g+rwx and setgid (volume ownership
+    // management, pkg/volume/volume_linux.go SetVolumeOwnership); checking only the root first
+    // keeps large datasets from a recursive walk at every start.
+    pod_security.set("fsGroup", *extras.fs_group);
+    pod_security.set("fsGroupChangePolicy", "OnRootMismatch");
+  }
   pod_security.set("seccompProfile", Value::map()).set("type", "RuntimeDefault");
   Value& containers = pod.set("containers", Value::seq());
   containers.push(main_container(layout, extras));
@@ -283,6 +296,17 @@ Value indexed_job_spec(const EnvLayout& layout, const PodExtras& extras, int bac
   values.push(kBootTransportError);
   values.push(kBootConfigError);
   // Evictions and preemptions are the cluster's doing: they do not use up the run's restarts.
+  // The disrupted pod carries DisruptionTarget; the nodes it leaves behind exit kBootPeerLost
+  // (the evicted mlenv-boot tells them so on SIGTERM, runtime/supervisor.cc), and without this
+  // rule their exits would count (batch/v1 podFailurePolicy: rules match in order, Ignore
+  // neither counts towards backoffLimit nor fails the Job). A node whose own command fails
+  // tells the others its code, which counts.
+  Value& lost = rules.push(Value::map());
+  lost.set("action", "Ignore");
+  Value& lost_codes = lost.set("onExitCodes", Value::map());
+  lost_codes.set("containerName", "mlenv");
+  lost_codes.set("operator", "In");
+  lost_codes.set("values", Value::seq()).push(kBootPeerLost);
   Value& disrupted = rules.push(Value::map());
   disrupted.set("action", "Ignore");
   disrupted.set("onPodConditions", Value::seq()).push(Value::map()).set("type", "DisruptionTarget");
@@ -329,7 +353,9 @@ Object jobset(const EnvLayout& layout, const PodExtras& extras,
   Value& failure = spec.set("failurePolicy", Value::map());
   failure.set("maxRestarts", env.restarts);
   Value& rule = failure.set("rules", Value::seq()).push(Value::map());
-  rule.set("name", "mlenv-boot-fatal");
+  // The JobSet webhook accepts only ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$ (no `-`;
+  // kubernetes-sigs/jobset pkg/webhooks/jobset_webhook.go, ruleNameFmt, since v0.6.0).
+  rule.set("name", "mlenv_boot_fatal");
   rule.set("action", "FailJobSet");
   rule.set("onJobFailureReasons", Value::strings({"PodFailurePolicy"}));
   spec.set("successPolicy", Value::map()).set("operator", "All");

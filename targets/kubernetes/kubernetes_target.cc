@@ -31,6 +31,10 @@ std::map<std::string, std::string> workload_labels(const EnvLayout& layout) {
 kube::PodExtras pod_extras(const EnvLayout& layout) {
   kube::PodExtras extras;
   extras.image = registry_image(layout);
+  // Non-root pods run as the image's user, and a block volume's root is root-owned 0755:
+  // without fsGroup they cannot write their claims (/workspace is also HOME).
+  if (!layout.root_with_ipc_lock) extras.fs_group = kImageUid;
+  extras.pull_secret = layout.env->image.pull_secret;
   std::string networks = kube::networks_annotation(layout);
   if (!networks.empty()) extras.annotations["k8s.v1.cni.cncf.io/networks"] = networks;
   // Every pod of the env in one topology domain (a node, a rack, a block): Kueue's Topology
@@ -76,8 +80,9 @@ std::vector<Note> cluster_notes(const EnvLayout& layout) {
   const ir::Env& env = *layout.env;
   if (layout.is_job) {
     notes.push_back({"",
-                     "runs are JobSets: the JobSet controller (jobset.x-k8s.io/v1alpha2) "
-                     "must be installed on the cluster"});
+                     "runs are JobSets: the JobSet controller v0.6.0 or newer "
+                     "(jobset.x-k8s.io/v1alpha2, failure policy rules) must be installed on "
+                     "the cluster"});
   }
   if (!env.queue.empty()) {
     notes.push_back({"",
@@ -104,6 +109,16 @@ std::vector<Note> env_notes(const EnvLayout& layout) {
   }
   notes.push_back({layout.dir, "apply builds and pushes " + registry_image(layout) +
                                    " with podman, buildah or docker from the output root"});
+  const std::string& secret = layout.env->image.pull_secret;
+  notes.push_back({layout.dir, secret.empty()
+                                   ? "the nodes pull " + layout.env->image.registry +
+                                         " with their own credentials; a private registry needs "
+                                         "`image.pull_secret`"
+                                   : "pods pull with Secret `" + secret +
+                                         "`: kubectl create secret "
+                                         "docker-registry " +
+                                         secret + " -n " + layout.namespace_name +
+                                         " --docker-server=<registry host> ..."});
   if (!layout.services.empty()) {
     kube::PortForward forward = kube::port_forward(layout, {});
     notes.push_back({layout.dir, "its tools have no Route on Kubernetes: mlenvc port-forward, or " +
@@ -112,8 +127,26 @@ std::vector<Note> env_notes(const EnvLayout& layout) {
   return notes;
 }
 
+// E0540: Kueue's topology-aware scheduling places pods by free resources and ignores the pods'
+// required anti-affinity (kueue pkg/cache/scheduler/tas_flavor_snapshot.go), so only pods that
+// fill a node's GPUs are sure to land one per node.
+void check_topology(const ir::Env& env, Diagnostics& diagnostics) {
+  const int per_node = env.cluster.gpus.per_node;
+  if (env.cluster.topology.empty() || env.nodes < 2 || (per_node > 0 && env.gpus == per_node)) {
+    return;
+  }
+  diagnostics.report(Code::E0540, env.range,
+                     "env `" + env.name + "` takes " + std::to_string(env.gpus) + " of a node's " +
+                         std::to_string(per_node) + " GPUs on " + std::to_string(env.nodes) +
+                         " nodes, and Kueue's topology placement (`" + env.cluster.topology +
+                         "`) may put two of its pods on one node",
+                     "set `gpus = " + std::to_string(per_node) +
+                         "` (whole nodes), or drop the cluster's `topology`");
+}
+
 void check_env(const EnvLayout& layout, Diagnostics& diagnostics) {
   kube::check_pinned_image(*layout.env, diagnostics);
+  check_topology(*layout.env, diagnostics);
   kube::check_names(layout, diagnostics);
   kube::check_ports(layout, diagnostics);
 }

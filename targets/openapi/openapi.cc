@@ -6,6 +6,7 @@
 
 #include "compiler/base/pattern.h"
 #include "compiler/base/quantity.h"
+#include "targets/openapi/admission.h"
 
 namespace mlenv::openapi {
 namespace {
@@ -318,6 +319,8 @@ std::vector<Issue> Validator::validate(const YAML::Node& object) const {
   if (!schema) return {{"", "no schema for " + api_version + " " + kind}};
   std::string path;
   check(object, *schema, path, issues, 0);
+  // What the schema cannot say but the admission webhooks refuse at apply.
+  for (Issue& i : admission_issues(object)) issues.push_back(std::move(i));
   return issues;
 }
 

@@ -43,7 +43,13 @@ std::string directives(const BatchJob& job) {
   directive(s, "nodes", std::to_string(job.nodes));
   directive(s, "ntasks-per-node", "1");
   if (job.gpus_per_node > 0) directive(s, "gpus-per-node", std::to_string(job.gpus_per_node));
-  if (job.exclusive) directive(s, "exclusive", "");
+  if (job.cpus_per_task > 0) directive(s, "cpus-per-task", std::to_string(job.cpus_per_task));
+  if (job.exclusive) {
+    directive(s, "exclusive", "");
+    directive(s, "mem", "0");
+  } else if (job.mem_mib > 0) {
+    directive(s, "mem", std::to_string(job.mem_mib) + "M");
+  }
   directive(s, "output", job.logs_dir + "/%x-%j.out");
   directive(s, "error", job.logs_dir + "/%x-%j.err");
   return s;
@@ -85,7 +91,13 @@ std::string container_options(const BatchJob& job) {
   s += "esac\n";
   s += "mounts=\"$envdir\"" + shell_quote(":" + std::string(kContainerEnvDir)) + "\n";
   for (const Mount& m : job.mounts) {
-    s += "mounts+=" + shell_quote("," + m.source + ":" + m.target) + "\n";
+    if (!m.source.empty()) {
+      s += "mounts+=" + shell_quote("," + m.source + ":" + m.target) + "\n";
+      continue;
+    }
+    const std::string dir = "\"$envdir\"/" + std::string(kEnvWorkspaceDir);
+    s += "mkdir -p " + dir + "\n";
+    s += "mounts+=," + dir + shell_quote(":" + m.target) + "\n";
   }
   std::string image = job.squashfs_in_envdir ? "\"$envdir\"/" + shell_quote(job.container_image)
                                              : shell_quote(job.container_image);
@@ -117,6 +129,13 @@ std::string launch(const BatchJob& job) {
   s += "\n# One mlenv-boot per node; each takes its node rank from SLURM_NODEID.\n";
   s += "exec srun --nodes=" + std::to_string(job.nodes) + " --ntasks=" + std::to_string(job.nodes) +
        " --ntasks-per-node=1 --kill-on-bad-exit=1 --label";
+  // Said again to srun: Slurm 22.05 to 23.02 steps do not inherit the job's -c, and a whole
+  // node's one task takes every CPU the job got there.
+  if (job.cpus_per_task > 0) {
+    s += " --cpus-per-task=" + std::to_string(job.cpus_per_task);
+  } else if (job.exclusive) {
+    s += " --cpus-per-task=\"$SLURM_CPUS_ON_NODE\"";
+  }
   if (container) s += " \"${container[@]}\"";
   s += " \"$boot\" \"${args[@]}\"\n";
   return s;

@@ -2,6 +2,7 @@
 // The batch script of one env on a Slurm cluster: `#SBATCH` options, rank 0's address from
 // Slurm's own NodeAddr, and `srun` starting one mlenv-boot per node.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,7 +11,7 @@ namespace mlenv::target::slurm {
 
 /// A host directory mounted into the env's container (pyxis `--container-mounts`).
 struct Mount {
-  std::string source;  ///< on the host
+  std::string source;  ///< on the host; "" for the env directory's workspace/
   std::string target;  ///< in the container
 };
 
@@ -24,10 +25,12 @@ struct BatchJob {
   std::string qos;      ///< ""
   std::string time;     ///< Slurm's `--time` form ("2-00:00:00"), "" when none
   int nodes = 1;
-  int gpus_per_node = 0;   ///< 0: no `--gpus-per-node`
-  bool exclusive = false;  ///< the env takes whole nodes
-  std::string logs_dir;    ///< relative to the submit directory
-  std::string config;      ///< boot.json's name in the submit directory
+  int gpus_per_node = 0;           ///< 0: no `--gpus-per-node`
+  bool exclusive = false;          ///< the env takes whole nodes, and all of their memory
+  std::int64_t cpus_per_task = 0;  ///< 0: no `--cpus-per-task` (with exclusive: every CPU)
+  std::int64_t mem_mib = 0;        ///< 0: no `--mem` (the partition's default)
+  std::string logs_dir;            ///< relative to the submit directory
+  std::string config;              ///< boot.json's name in the submit directory
   /// What pyxis runs the env in: an enroot URI (`registry#team/name:tag`) pulled by pyxis, or
   /// with `squashfs_in_envdir` a squashfs file's name in the env directory (`enroot import`);
   /// "": the env runs on the host.
@@ -41,6 +44,9 @@ struct BatchJob {
 /// Where the env directory is mounted in the container: mlenv-boot reads boot.json there and
 /// an acceptance run writes its results into its logs directory.
 inline constexpr std::string_view kContainerEnvDir = "/mlenv";
+
+/// The env directory's folder mounted at /workspace when the cluster names no workspace_dir.
+inline constexpr std::string_view kEnvWorkspaceDir = "workspace";
 
 /// Whether `value` can stand in an `#SBATCH` line as it is: sbatch parses those lines itself
 /// (whitespace splits, quotes are its own), so only characters with no meaning to it pass.

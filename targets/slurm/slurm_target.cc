@@ -49,6 +49,11 @@ BatchJob batch_job(const EnvLayout& layout) {
   // An env asking for every GPU of a node takes the whole node: nothing else shares its
   // NICs, memory bandwidth or NVLink.
   job.exclusive = env.gpus > 0 && env.gpus == env.cluster.gpus.per_node;
+  // Without -c every task gets one CPU (sbatch(1), --cpus-per-task), and the one task per node
+  // runs every worker, data loader and NCCL proxy thread; without --mem the partition's
+  // default applies. A whole node is all of its CPUs and memory: --mem=0 (sbatch(1), --mem).
+  job.cpus_per_task = job.exclusive ? 0 : env.resources.whole_cpus;
+  job.mem_mib = job.exclusive ? 0 : env.resources.memory_mib;
   job.logs_dir = kLogsDir;
   job.config = "boot.json";
   job.nccl_check = env.kind == ir::EnvKind::acceptance;
@@ -59,7 +64,9 @@ BatchJob batch_job(const EnvLayout& layout) {
   } else {
     job.container_image = enroot_uri(layout);
   }
-  if (!slurm.workspace_dir.empty()) job.mounts.push_back({slurm.workspace_dir, kWorkspace});
+  // Commands and the DeepSpeed files point at /workspace: without the cluster's workspace_dir
+  // the env directory's own workspace/ (shared by every node, as the env directory is) is it.
+  job.mounts.push_back({slurm.workspace_dir, kWorkspace});
   if (!slurm.datasets_dir.empty()) job.mounts.push_back({slurm.datasets_dir, kDatasets});
   return job;
 }
@@ -132,6 +139,14 @@ BootPlacement placement(const ir::Env& env) {
   p.rank_env = "SLURM_NODEID";
   p.rendezvous_host_env = "MLENV_RDZV_HOST";
   p.on_host = env.on_host;
+  // DeepSpeed's runner reads the world from the hostfile and, without one, refuses more than
+  // one node (deepspeed/launcher/runner.py: "Num nodes is >1 but no extra nodes available via
+  // hostfile"). Each env's own logs/ directory is writable (enroot mounts the image read-only
+  // without --container-writable), out of git, and not shared with other envs the way a
+  // cluster's workspace_dir is; on the host mlenv-boot runs in the env directory.
+  const std::string logs = kLogsDir;
+  p.hostfile =
+      env.on_host ? logs + "/hostfile" : std::string(kContainerEnvDir) + "/" + logs + "/hostfile";
   return p;
 }
 
@@ -152,6 +167,9 @@ EnvOutput render_env(const EnvLayout& layout, const PlanContext& context, bool t
   // Slurm does not create the directory of --output; this file makes it part of the tree and
   // keeps the job logs out of git.
   add_file(std::string(kLogsDir) + "/.gitignore", "*\n!.gitignore\n");
+  if (!env.on_host && env.cluster.slurm.workspace_dir.empty()) {
+    add_file(std::string(kEnvWorkspaceDir) + "/.gitignore", "*\n!.gitignore\n");
+  }
   if (!env.on_host) add_file("Dockerfile", dockerfile(layout, build_command(layout)));
   std::sort(listed.begin(), listed.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });

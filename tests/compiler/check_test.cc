@@ -116,6 +116,9 @@ TEST_CASE("defaults, transport fallback and per-pod GPUs") {
   CHECK(p.gpus == 0);
   CHECK(p.nproc_per_node == 1);
   CHECK(p.resources.memory.text == "128Gi");
+  // Lowered for Slurm's --cpus-per-task and --mem (targets/slurm), which take whole numbers.
+  CHECK(p.resources.whole_cpus == 16);
+  CHECK(p.resources.memory_mib == 131072);
   CHECK(p.master_port == 29500);
   CHECK(p.protect);
 }

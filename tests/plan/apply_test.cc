@@ -567,6 +567,35 @@ TEST_CASE("apply --wait exits 3 when the run failed, after recording the apply",
   CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env") != "");
 }
 
+TEST_CASE("apply --wait stops when Pod Security refuses the run's pods, and says why", "[apply]") {
+  // Under the namespace's `baseline` level, a root pod with IPC_LOCK is refused at creation:
+  // the JobSet's child Job `trainer-node-0` only records FailedCreate events (message
+  // `... violates PodSecurity "baseline:latest": ...`, k8s.io/pod-security-admission), gets no
+  // pod and never ends. apply reads the events instead of waiting for its timeout.
+  ApplyFixture f;
+  std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/podman");
+  make_kubernetes_run(f);
+  write_file(
+      f.dir.path() + "/.events",
+      "other-node-0\tError creating: pods are forbidden: violates PodSecurity "
+      "\"restricted:latest\"\ntrainer-node-0\tError creating: pods \"trainer-node-0-0-x\" is "
+      "forbidden: violates PodSecurity \"baseline:latest\": non-default capabilities\n");
+  f.reply({"get jobset|0|", "get events|0|@" + f.dir.path() + "/.events"}, true);
+  ApplyRequest request;
+  request.steps.wait = true;
+  request.poll_ms = 10;
+  CHECK(f.apply(request) == kExitRunFailed);
+  CHECK(f.err.find("error[E0713]: run `barcelona/ml-dev-env/JobSet/trainer` cannot start: its "
+                   "pods are refused: Error creating: pods \"trainer-node-0-0-x\" is forbidden: "
+                   "violates PodSecurity \"baseline:latest\"") != std::string::npos);
+  CHECK(f.err.find(
+            "kubectl label namespace nccl-test pod-security.kubernetes.io/enforce=privileged") !=
+        std::string::npos);
+  CHECK(count(f.commands(),
+              "kubectl get events -n nccl-test --field-selector "
+              "reason=FailedCreate,involvedObject.kind=Job") == 1);
+}
+
 TEST_CASE("a failed JobSet's E0713 names its pods by the JobSet's label", "[apply]") {
   ApplyFixture f;
   std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/podman");

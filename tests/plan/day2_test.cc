@@ -175,6 +175,20 @@ TEST_CASE("day2: status shows each rank, its transport, the build and the URLs",
   CHECK(f.out == one);
 }
 
+TEST_CASE("day2: status shows a service that exited while the job runs", "[day2]") {
+  // mlenv-boot records a tool's exit in its status file (runtime/boot_status.h): Jupyter
+  // refusing to run as root would otherwise be silent, the port-forward leading nowhere.
+  Day2Fixture f;
+  std::string status = kStatusFile;
+  status.insert(status.size() - 1, R"(,"exited_services":[{"name":"service jupyter","code":1}])");
+  write_file(f.dir.path() + "/.status.json", status);
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"ml-dev-env", "", 60}, out, d);
+  }) == 0);
+  CHECK(f.out.find("\n  rank 0: service jupyter exited with code 1 (mlenvc logs "
+                   "barcelona/ml-dev-env)\n") != std::string::npos);
+}
+
 TEST_CASE("day2: status escapes what the cluster says before printing it", "[day2]") {
   Day2Fixture f;
   write_file(f.dir.path() + "/.hostile.json",

@@ -125,6 +125,31 @@ TEST_CASE("rendezvous: a node that never arrives fails every node by the deadlin
   CHECK(lonely.err().find("rank 0 at 127.0.0.1") != std::string::npos);
 }
 
+TEST_CASE("rendezvous: a cold start whose nodes arrive further apart than the deadline still meets",
+          "[rendezvous]") {
+  // Nodes pulling a large image start minutes apart. With a 1 s deadline and a node every
+  // 0.7 s, the last of 7 arrives at 4.2 s: rank 0 waits 1 s from each arrival, and the early
+  // members (whose own wait, 1 s + 2 s from joining, ends at 3.7 s for rank 1) wait as long as
+  // rank 0 tells them to ({"t":"wait"}). Before, rank 0 gave up 1 s after its start.
+  TempDir dir;
+  const int nnodes = 7;
+  std::string config = boot_test::write_config(dir, boot_test::test_config(overrides_for(nnodes)));
+  int port = boot_test::free_port();
+  std::vector<BootProcess> nodes;
+  for (int rank = 0; rank < nnodes; ++rank) {
+    if (rank > 0) std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    nodes.push_back(
+        boot_test::start_boot(dir, "cold" + std::to_string(rank),
+                              node_args(config, port, rank, {"--timeout", "1s", "--dry-run"})));
+  }
+  for (int rank = 0; rank < nnodes; ++rank) {
+    BootProcess& node = nodes[static_cast<size_t>(rank)];
+    INFO("rank " << rank << " stderr: " << node.err());
+    REQUIRE(boot_test::wait_exit(node, 20));
+    CHECK(node.exit_code == 0);
+  }
+}
+
 TEST_CASE("rendezvous: a foreign token is rejected", "[rendezvous]") {
   TempDir dir;
   std::string config = boot_test::write_config(dir, boot_test::test_config(overrides_for(2)));

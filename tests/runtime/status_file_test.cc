@@ -89,3 +89,36 @@ TEST_CASE("status file: a dry run publishes nothing, and no shell_env means no f
   CHECK(boot::status_file_path("/run/mlenv/env.sh") == "/run/mlenv/status.json");
   CHECK(boot::status_file_path("env.sh") == "status.json");
 }
+
+TEST_CASE("status file: a service that exits is recorded there, not only logged", "[status]") {
+  // A tool that dies at start (jupyter_server as root without allow_root exits 1) leaves the
+  // job running and its port-forward leading nowhere: `mlenvc status` must see it.
+  TempDir dir;
+  plain_tree(dir);
+  Json tool = Json::object();
+  tool.set("name", "jupyter")
+      .set("argv", Json(Json::Array{Json("sh"), Json("-c"), Json("exit 1")}));
+  Json overrides = Json::object();
+  overrides.set("nnodes", 1)
+      .set("command", Json(Json::Array{Json("sleep"), Json("1")}))
+      .set("services", Json(Json::Array{tool}))
+      .set("shell_env", dir.path() + "/run/mlenv/env.sh");
+  std::string config = boot_test::write_config(dir, boot_test::test_config(overrides), "boot.json");
+  BootProcess node = boot_test::start_boot(
+      dir, "node",
+      {"--config", config, "--rdzv", "127.0.0.1:" + std::to_string(boot_test::free_port()),
+       "--node-rank", "0", "--sysfs-root", dir.path() + "/plain/sys", "--proc-root",
+       dir.path() + "/plain/proc", "--dev-root", dir.path() + "/plain/dev"},
+      {{"MLENV_JOB_TOKEN", "status-file-test"}});
+  INFO("stderr: " << node.err());
+  REQUIRE(boot_test::wait_exit(node, 30));
+  CHECK(node.exit_code == 0);  // the workers' result is the job's
+  CHECK(node.err().find("service jupyter exited with code 1") != std::string::npos);
+  auto status = boot::parse_json(boot_test::slurp(dir.path() + "/run/mlenv/status.json"));
+  REQUIRE(status.value);
+  const Json* exited = status.value->find("exited_services");
+  REQUIRE(exited);
+  REQUIRE(exited->as_array().size() == 1);
+  CHECK(exited->as_array()[0].find("name")->as_string() == "service jupyter");
+  CHECK(exited->as_array()[0].find("code")->as_int() == 1);
+}

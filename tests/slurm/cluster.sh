@@ -44,6 +44,9 @@ while [ "$n2_port" = "$n1_port" ] || [ "$n2_port" = "$ctld_port" ]; do n2_port=$
 
 user=$(id -un)
 cpus=$(nproc)
+# Each node offers a quarter of this host's memory: jobs ask for theirs with --mem (the envs'
+# `resources.memory`), which Slurm checks against RealMemory (1 MB when not configured).
+memory_mb=$(($(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024 / 4))
 mkdir -p "$dir/state" "$dir/spool" "$dir/log"
 export SLURM_CONF=$dir/slurm.conf
 cat >"$SLURM_CONF" <<EOF
@@ -77,8 +80,8 @@ InactiveLimit=0
 MinJobAge=300
 KillWait=5
 Waittime=0
-NodeName=n1 NodeAddr=127.0.0.1 Port=$n1_port CPUs=$cpus State=UNKNOWN
-NodeName=n2 NodeAddr=127.0.0.1 Port=$n2_port CPUs=$cpus State=UNKNOWN
+NodeName=n1 NodeAddr=127.0.0.1 Port=$n1_port CPUs=$cpus RealMemory=$memory_mb State=UNKNOWN
+NodeName=n2 NodeAddr=127.0.0.1 Port=$n2_port CPUs=$cpus RealMemory=$memory_mb State=UNKNOWN
 PartitionName=test Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
 EOF
 export MLENV_SLURM_DIR=$dir

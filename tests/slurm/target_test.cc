@@ -60,8 +60,9 @@ TEST_CASE("slurm.target: a host env gets a script, boot.json v3 and a logs direc
   CHECK(contains(boot, "\"format_version\": 3"));
   CHECK(contains(boot, "\"env\": \"SLURM_NODEID\""));
   CHECK(contains(boot, "\"host_env\": \"MLENV_RDZV_HOST\""));
-  // A host has no /workspace or /run/mlenv to write into.
-  CHECK(contains(boot, "\"hostfile\": \"\""));
+  // A host has no /workspace or /run/mlenv to write into; the DeepSpeed hostfile goes to the
+  // env directory's logs/, where mlenv-boot runs (the job's working directory).
+  CHECK(contains(boot, "\"hostfile\": \"logs/hostfile\""));
   CHECK(contains(boot, "\"shell_env\": \"\""));
   CHECK(contains(find(out, "lab/ranks/plan.json")->content, "\"script\": \"ranks.sbatch\""));
   CHECK(out.stream.empty());
@@ -80,8 +81,78 @@ TEST_CASE("slurm.target: an env with an image runs in it through pyxis, with the
   CHECK(contains(script, "mounts+=',/lustre/team:/workspace'\n"));
   CHECK(contains(script, "#SBATCH --gpus-per-node=8\n#SBATCH --exclusive\n"));
   CHECK(find(out, "lab/ranks/Dockerfile"));
+  // The cluster's workspace_dir is shared by its envs: each env's hostfile is in its own logs/.
   CHECK(contains(find(out, "lab/ranks/boot.json")->content,
-                 "\"hostfile\": \"/workspace/.deepspeed/hostfile\""));
+                 "\"hostfile\": \"/mlenv/logs/hostfile\""));
+  CHECK_FALSE(find(out, "lab/ranks/workspace/.gitignore"));
+}
+
+TEST_CASE("slurm.target: DeepSpeed on Slurm gets a hostfile it can write and read, host or image") {
+  // deepspeed/launcher/runner.py: fetch_hostfile(args.hostfile) finds no file, the resource
+  // pool becomes localhost only, and `--num_nodes` > 1 raises "Num nodes is >1 but no extra
+  // nodes available via hostfile". enroot mounts the image's root read-only unless
+  // --container-writable (pyxis_slurmstepd.c, ENROOT_ROOTFS_WRITABLE), so the file must lie in a
+  // mount: the env directory, mounted read-write at /mlenv, whose logs/ git ignores.
+  for (bool with_image : {false, true}) {
+    ir::Env env = slurm_env(with_image);
+    env.command = {"deepspeed", "train.py"};
+    env.launcher = "deepspeed";
+    Diagnostics diagnostics;
+    target::Output out = render(env, diagnostics);
+    REQUIRE_FALSE(diagnostics.has_errors());
+    const std::string& boot = find(out, "lab/ranks/boot.json")->content;
+    CHECK(contains(boot, with_image ? "\"hostfile\": \"/mlenv/logs/hostfile\""
+                                    : "\"hostfile\": \"logs/hostfile\""));
+    const std::string& script = find(out, "lab/ranks/ranks.sbatch")->content;
+    if (with_image) CHECK(contains(script, "mounts=\"$envdir\"':/mlenv'\n"));
+    CHECK(contains(script, "envdir=$PWD\n"));
+  }
+}
+
+TEST_CASE("slurm.target: an image env without workspace_dir mounts the env's own workspace/") {
+  // Commands, the acceptance results and the DeepSpeed files name /workspace; pyxis mounts
+  // nothing there unless told (--container-mounts).
+  Diagnostics diagnostics;
+  target::Output out = render(slurm_env(true), diagnostics);
+  REQUIRE_FALSE(diagnostics.has_errors());
+  const std::string& script = find(out, "lab/ranks/ranks.sbatch")->content;
+  CHECK(contains(script, "mkdir -p \"$envdir\"/workspace\n"));
+  CHECK(contains(script, "mounts+=,\"$envdir\"/workspace':/workspace'\n"));
+  REQUIRE(find(out, "lab/ranks/workspace/.gitignore"));
+  CHECK(find(out, "lab/ranks/workspace/.gitignore")->content == "*\n!.gitignore\n");
+  // A host env has no container, hence no mount.
+  Diagnostics host_diagnostics;
+  target::Output host = render(slurm_env(false), host_diagnostics);
+  CHECK_FALSE(contains(find(host, "lab/ranks/ranks.sbatch")->content, "/workspace"));
+  CHECK_FALSE(find(host, "lab/ranks/workspace/.gitignore"));
+}
+
+TEST_CASE("slurm.target: resources { cpu, memory } are --cpus-per-task and --mem") {
+  // sbatch(1): without -c each task gets one processor; --mem is MB per node (suffix M), and
+  // --mem=0 is all of each node's memory, which a whole node (--exclusive) should have.
+  ir::Env env = slurm_env(true);
+  env.resources.cpu.text = "7.5";
+  env.resources.whole_cpus = 8;
+  env.resources.memory.text = "64Gi";
+  env.resources.memory_mib = 65536;
+  Diagnostics diagnostics;
+  std::string script = find(render(env, diagnostics), "lab/ranks/ranks.sbatch")->content;
+  CHECK(contains(script, "#SBATCH --cpus-per-task=8\n"));
+  CHECK(contains(script, "#SBATCH --mem=65536M\n"));
+  CHECK(contains(script, " --label --cpus-per-task=8 "));
+  env.gpus = 8;
+  env.cluster.gpus.per_node = 8;
+  script = find(render(env, diagnostics), "lab/ranks/ranks.sbatch")->content;
+  // A whole node: all of its memory and every CPU for its one task, whatever `resources` say.
+  CHECK(contains(script, "#SBATCH --exclusive\n#SBATCH --mem=0\n"));
+  CHECK_FALSE(contains(script, "--mem=65536M"));
+  CHECK_FALSE(contains(script, "#SBATCH --cpus-per-task"));
+  CHECK(contains(script, " --label --cpus-per-task=\"$SLURM_CPUS_ON_NODE\" "));
+  env.resources = {};
+  script = find(render(env, diagnostics), "lab/ranks/ranks.sbatch")->content;
+  CHECK_FALSE(contains(script, "#SBATCH --cpus-per-task"));
+  CHECK(contains(script, " --label --cpus-per-task=\"$SLURM_CPUS_ON_NODE\" "));
+  CHECK_FALSE(diagnostics.has_errors());
 }
 
 TEST_CASE("slurm.target: a value sbatch or pyxis would split is E0530 and no script") {

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -140,6 +141,81 @@ TEST_CASE("kubernetes: the CRD validator is generic and strict", "[kubernetes][o
             .size() == 1);
 }
 
+TEST_CASE("kubernetes: the validation step refuses what JobSet's and Kueue's webhooks refuse",
+          "[kubernetes][openapi][admission]") {
+  std::string why;
+  const openapi::Validator* v = crd_validator(why);
+  if (!v) FAIL(why);
+  auto issues = [&](const std::string& yaml) { return v->validate_text(yaml); };
+  auto jobset = [](const std::string& name, int completions, const std::string& rest) {
+    return "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: " + name +
+           "\nspec:\n  replicatedJobs:\n  - name: node\n    replicas: 1\n    template:\n"
+           "      spec:\n        completionMode: Indexed\n        completions: " +
+           std::to_string(completions) +
+           "\n        template:\n          metadata:\n            annotations:\n"
+           "              kueue.x-k8s.io/podset-required-topology: kubernetes.io/hostname\n"
+           "          spec:\n            containers:\n            - name: c\n"
+           "              image: x\n" +
+           rest;
+  };
+  const std::string rule =
+      "  failurePolicy:\n    rules:\n    - name: RULE\n      action: FailJobSet\n";
+  auto with_rule = [&](const std::string& name) {
+    std::string r = rule;
+    r.replace(r.find("RULE"), 4, name);
+    return jobset("a", 2, r);
+  };
+  CHECK(issues(jobset("a", 2, "")).empty());
+  // jobset pkg/webhooks/jobset_webhook.go: ruleNameFmt ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$,
+  // which the CRD does not carry: the name mlenvc used to emit passed the CRD.
+  CHECK(issues(with_rule("mlenv_boot_fatal")).empty());
+  CHECK(issues(with_rule("mlenv-boot-fatal")).size() == 1);
+  CHECK(issues(with_rule("1st")).size() == 1);
+  CHECK(issues(with_rule("ends_with:")).size() == 1);
+  CHECK(issues(with_rule(std::string(129, 'a'))).size() == 1);
+  // ValidateCreate: the longest pod name, `<jobset>-node-0-<completions - 1>` plus `-abcde`,
+  // must be a DNS-1035 label: 51 characters and 12 pods give 67.
+  CHECK(issues(jobset(std::string(51, 'a'), 12, "")).size() == 1);
+  CHECK(issues(jobset(std::string(47, 'a'), 12, "")).empty());
+  CHECK(issues(jobset(std::string(48, 'a'), 12, "")).size() == 1);
+  CHECK(issues(jobset(std::string(48, 'a'), 10, "")).empty());
+  // Kueue jobframework.ValidateQueueName: a DNS subdomain; ValidateTASPodSetRequest: the
+  // topology level a label key, and one topology annotation at most.
+  std::string queue = jobset("a", 2, "");
+  queue.replace(queue.find("  name: a\n"), 10,
+                "  name: a\n  labels:\n    kueue.x-k8s.io/queue-name: Team_A\n");
+  CHECK(issues(queue).size() == 1);
+  std::string level = jobset("a", 2, "");
+  level.replace(level.find("kubernetes.io/hostname"), 22, "rack level");
+  CHECK(issues(level).size() == 1);
+  std::string two = jobset("a", 2, "");
+  two.replace(two.find("          spec:\n            containers"), 0,
+              "              kueue.x-k8s.io/podset-preferred-topology: rack\n");
+  CHECK(issues(two).size() == 1);
+}
+
+TEST_CASE("kubernetes: check refuses a run whose JobSet pod names cannot fit (E0411)",
+          "[kubernetes][admission]") {
+  std::string why;
+  const openapi::Validator* v = crd_validator(why);
+  if (!v) FAIL(why);
+  // 47 characters and 12 nodes: `<env>-node-0-11-abcde` is 63, which the webhook accepts.
+  for (std::size_t length : {47, 48}) {
+    ir::Env run = cairo_tcp_env();
+    run.name = std::string(length - 2, 'r') + "-x";
+    run.nodes = 12;
+    Diagnostics d;
+    target::Output out = render(kubernetes_program({run}), d);
+    INFO(length);
+    CHECK(has_code(d, Code::E0411) == (length == 48));
+    if (length == 48) continue;
+    const target::File* file =
+        find_file(out, run.cluster.name + "/" + run.name + "/jobset-" + run.name + ".yaml");
+    REQUIRE(file);
+    CHECK(v->validate_text(file->content).empty());
+  }
+}
+
 TEST_CASE("kubernetes: a run is a JobSet of one Indexed Job, restarted as a gang",
           "[kubernetes][run]") {
   ir::Env run = hkim_env();
@@ -175,6 +251,16 @@ TEST_CASE("kubernetes: a run is a JobSet of one Indexed Job, restarted as a gang
         "PodFailurePolicy");
   CHECK(job["podFailurePolicy"]["rules"][0]["onExitCodes"]["values"].as<std::vector<int>>() ==
         std::vector<int>{73, 78});
+  // An eviction uses up no restart: the evicted pod carries DisruptionTarget, and the nodes it
+  // leaves exit 76 (runtime/exit_code.h kExitPeerLost, sent by the evicted mlenv-boot on
+  // SIGTERM); both are Ignore, which batch/v1 counts neither towards backoffLimit nor as the
+  // Job's failure (pkg/controller/job/pod_failure_policy.go: the first matching rule applies).
+  YAML::Node rules = job["podFailurePolicy"]["rules"];
+  REQUIRE(rules.size() == 3);
+  CHECK(rules[1]["action"].as<std::string>() == "Ignore");
+  CHECK(rules[1]["onExitCodes"]["values"].as<std::vector<int>>() == std::vector<int>{76});
+  CHECK(rules[2]["action"].as<std::string>() == "Ignore");
+  CHECK(rules[2]["onPodConditions"][0]["type"].as<std::string>() == "DisruptionTarget");
   CHECK(spec["successPolicy"]["operator"].as<std::string>() == "All");
   CHECK(spec["ttlSecondsAfterFinished"].as<int>() == 600);
   YAML::Node boot = boot_of(out, dir);
@@ -195,6 +281,7 @@ TEST_CASE("kubernetes: Kueue's queue, priority and topology", "[kubernetes][kueu
   run.queue = "team-a";
   run.priority = "research-batch";
   run.cluster.topology = "topology.kubernetes.io/rack";
+  run.gpus = run.nproc_per_node = run.cluster.gpus.per_node;  // whole nodes (E0540)
   ir::Env dev = dev_env();
   dev.queue = "team-b";
   Diagnostics d;
@@ -227,6 +314,97 @@ TEST_CASE("kubernetes: Kueue's queue, priority and topology", "[kubernetes][kueu
   }
   CHECK(jobset_note);
   CHECK(kueue_note);
+}
+
+TEST_CASE("kubernetes: a topology with pods smaller than a node is E0540", "[kubernetes][kueue]") {
+  // Kueue's topology-aware scheduling assigns pods to nodes by free resources only
+  // (kueue pkg/cache/scheduler/tas_flavor_snapshot.go: node selectors, affinity to nodes,
+  // taints, resources; no pod anti-affinity): two 4-GPU pods may get one 8-GPU node, and the
+  // pods' required anti-affinity (one per node) then leaves the second unschedulable.
+  ir::Env run = cairo_tcp_env();
+  run.cluster.gpus.per_node = 8;  // 2 nodes of 4 GPUs out of 8
+  run.cluster.topology = "topology.kubernetes.io/rack";
+  Diagnostics d;
+  render(kubernetes_program({run}), d);
+  CHECK(has_code(d, Code::E0540));
+  Diagnostics checked;
+  target::make_program_target()->check(kubernetes_program({run}), checked);
+  CHECK(has_code(checked, Code::E0540));
+  // Whole nodes, or one node, or no topology: nothing to refuse.
+  for (auto change : std::vector<std::function<void(ir::Env&)>>{
+           [](ir::Env& e) { e.gpus = e.nproc_per_node = e.cluster.gpus.per_node; },
+           [](ir::Env& e) { e.nodes = 1; }, [](ir::Env& e) { e.cluster.topology.clear(); }}) {
+    ir::Env ok = run;
+    change(ok);
+    Diagnostics fine;
+    render(kubernetes_program({ok}), fine);
+    CHECK_FALSE(has_code(fine, Code::E0540));
+  }
+}
+
+TEST_CASE("kubernetes: non-root pods get an fsGroup, so they can write their claims",
+          "[kubernetes][security]") {
+  // A block volume's root is root-owned 0755; the kubelet chowns it to the pod's fsGroup with
+  // g+rwx and setgid (kubernetes pkg/volume/volume_linux.go, SetVolumeOwnership). TCP pods run
+  // as the image's user (1001); root RDMA pods need none; OpenShift's SCCs assign fsGroup
+  // from the namespace's range and refuse another, so it is never emitted there.
+  auto pod_security = [](const target::Output& out) {
+    for (const YAML::Node& object : stream_objects(out)) {
+      const std::string kind = object["kind"].as<std::string>();
+      if (kind == "JobSet") {
+        return object["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+                     ["securityContext"];
+      }
+      if (kind == "StatefulSet" || kind == "Job") {
+        return object["spec"]["template"]["spec"]["securityContext"];
+      }
+    }
+    FAIL("no workload");
+    return YAML::Node();
+  };
+  Diagnostics d;
+  YAML::Node tcp = pod_security(render(kubernetes_program({cairo_tcp_env()}), d));
+  CHECK(tcp["fsGroup"].as<int>() == 1001);
+  CHECK(tcp["fsGroupChangePolicy"].as<std::string>() == "OnRootMismatch");
+  const target::File* dockerfile = nullptr;
+  target::Output out = render(kubernetes_program({cairo_tcp_env()}), d);
+  dockerfile = find_file(out, "cairo/cairo-train/Dockerfile");
+  REQUIRE(dockerfile);
+  CHECK(dockerfile->content.find("\nUSER 1001\n") != std::string::npos);
+  CHECK_FALSE(pod_security(render(kubernetes_program({barcelona_env()}), d))["fsGroup"]);
+  CHECK_FALSE(pod_security(render(program_of({cairo_tcp_env()}), d))["fsGroup"]);
+  CHECK_FALSE(d.has_errors());
+}
+
+TEST_CASE("kubernetes: image.pull_secret is the pods' imagePullSecrets, and the notes say so",
+          "[kubernetes][registry]") {
+  // The kubelet pulls a pod's images with the pod's imagePullSecrets (and its service
+  // account's); without one, only credentials on the node itself
+  // (https://kubernetes.io/docs/concepts/containers/images/#specifying-imagepullsecrets-on-a-pod).
+  ir::Env run = cairo_tcp_env();
+  run.image.pull_secret = "team-registry";
+  Diagnostics d;
+  target::Output out = render(kubernetes_program({run}), d);
+  REQUIRE_FALSE(d.has_errors());
+  const target::File* file =
+      find_file(out, run.cluster.name + "/" + run.name + "/jobset-" + run.name + ".yaml");
+  REQUIRE(file);
+  YAML::Node pod =
+      YAML::Load(file->content)["spec"]["replicatedJobs"][0]["template"]["spec"]["template"];
+  REQUIRE(pod["spec"]["imagePullSecrets"].size() == 1);
+  CHECK(pod["spec"]["imagePullSecrets"][0]["name"].as<std::string>() == "team-registry");
+  auto noted = [](const target::Output& o, const std::string& part) {
+    for (const std::string& note : o.notes) {
+      if (note.find(part) != std::string::npos) return true;
+    }
+    return false;
+  };
+  CHECK(noted(out, "kubectl create secret docker-registry team-registry -n nccl-test"));
+  target::Output plain = render(kubernetes_program({cairo_tcp_env()}), d);
+  CHECK(noted(plain, "a private registry needs `image.pull_secret`"));
+  const std::string plain_jobset =
+      find_file(plain, "cairo/cairo-train/jobset-cairo-train.yaml")->content;
+  CHECK(plain_jobset.find("imagePullSecrets") == std::string::npos);
 }
 
 TEST_CASE("kubernetes: RDMA pods need the privileged Pod Security level, and say so",

@@ -218,6 +218,29 @@ bool StepRunner::build(const Step& step) {
   return true;
 }
 
+std::string StepRunner::admission_refusal(const Step& step) {
+  // The Job controller reports pods that admission refused as FailedCreate events on the Job
+  // (a JobSet's child Job is `<jobset>-<replicated job>-<index>`); Pod Security's message says
+  // `violates PodSecurity "<level>:<version>"`, and the Job never gets a pod, so it never ends.
+  const std::string& name = step.args[2];
+  std::optional<RunResult> events =
+      call(step,
+           {"get", "events", "-n", step.args[4], "--field-selector",
+            "reason=FailedCreate,involvedObject.kind=Job", "-o",
+            "jsonpath={range .items[*]}{.involvedObject.name}{\"\\t\"}{.message}{\"\\n\"}{end}"},
+           "", true, true);
+  if (!events || events->status != 0) return "";
+  std::istringstream lines(events->output);
+  for (std::string line; std::getline(lines, line);) {
+    std::size_t tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    const std::string job = line.substr(0, tab);
+    if (job != name && !job.starts_with(name + "-")) continue;
+    if (line.find("violates PodSecurity", tab) != std::string::npos) return line.substr(tab + 1);
+  }
+  return "";
+}
+
 bool StepRunner::wait_job(const Step& step) {
   show(argv(step.client, step.args), " (until Complete or Failed)");
   if (request_.dry_run) return true;
@@ -240,6 +263,17 @@ bool StepRunner::wait_job(const Step& step) {
       diagnostics_.report(Code::E0713, {}, "run `" + unit_ + "/" + step.subject + "` failed",
                           "read its logs: `kubectl logs -n " + step.args[4] + " -l " +
                               run_pods_selector(kind, step.args[2]) + " --prefix`");
+      run_failed_ = true;
+      return true;
+    }
+    if (std::string refused = admission_refusal(step); !refused.empty()) {
+      out_ << step.subject << ": pods refused\n";
+      diagnostics_.report(Code::E0713, {},
+                          "run `" + unit_ + "/" + step.subject +
+                              "` cannot start: its pods are refused: " + printable(refused),
+                          "the namespace's Pod Security level must admit them: kubectl label "
+                          "namespace " +
+                              step.args[4] + " pod-security.kubernetes.io/enforce=privileged");
       run_failed_ = true;
       return true;
     }

@@ -40,6 +40,9 @@ class StepRunner {
   bool check_grant(const Step& step);
   bool build(const Step& step);
   bool wait_job(const Step& step);
+  /// The message of a FailedCreate event saying admission (Pod Security) refused the pods of
+  /// the run `step` waits for, or "" when there is none.
+  std::string admission_refusal(const Step& step);
 
   const ApplyRequest& request_;
   const std::string kubectl_;

@@ -173,6 +173,12 @@ std::optional<BootStatus> parse_boot_status(const std::string& json, std::string
     out.transport_reason = text_at(root, {"transport_reason"});
     out.node_rank = small_number(text_at(root, {"node_rank"}));
     out.nnodes = std::max(0, small_number(text_at(root, {"nnodes"})));
+    const YAML::Node exited = root["exited_services"];
+    const bool listed = exited.IsDefined() && exited.IsSequence();  // absent before any exit
+    for (std::size_t i = 0; listed && i < exited.size(); ++i) {
+      out.exited_services.push_back(text_at(exited[i], {"name"}) + " exited with code " +
+                                    text_at(exited[i], {"code"}));
+    }
     return out;
   } catch (const std::exception& e) {
     error = e.what();

@@ -54,6 +54,8 @@ struct BootStatus {
   std::string transport_reason;
   int node_rank = -1;
   int nnodes = 0;
+  /// "service jupyter exited with code 1", one per service that exited while the job ran.
+  std::vector<std::string> exited_services;
 };
 std::optional<BootStatus> parse_boot_status(const std::string& json, std::string& error);
 

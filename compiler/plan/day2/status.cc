@@ -12,24 +12,26 @@ namespace {
 
 using Row = std::vector<std::string>;
 
-// The transport mlenv-boot chose on a running pod, from its status file; "-" when the pod does
-// not run or has not got past the rendezvous yet (the file is written once the plan is known).
-// A file, rather than a log line, because a dev env's log grows for weeks and rotates; the
-// file is always the current answer and reading it costs one small exec.
-std::string transport_of(const Session& session, const RankPod& pod) {
-  if (!pod.running) return "-";
+// What mlenv-boot published on a running pod in its status file: the transport it chose and
+// the services that exited; nothing when the pod does not run or has not got past the
+// rendezvous yet (the file is written once the plan is known). A file, rather than a log
+// line, because a dev env's log grows for weeks and rotates; the file is always the current
+// answer and reading it costs one small exec.
+std::optional<BootStatus> boot_status_of(const Session& session, const RankPod& pod) {
+  if (!pod.running) return std::nullopt;
   Diagnostics ignored;  // a pod still starting has no file yet: not an error of `status`
   std::optional<std::string> json =
       session.capture({"exec", "-n", session.namespace_(), pod.name, "-c", kMainContainer, "--",
                        "cat", kBootStatusFile},
                       ignored);
   std::string error;
-  std::optional<BootStatus> status = json ? parse_boot_status(*json, error) : std::nullopt;
-  return status && !status->transport.empty() ? status->transport : "-";
+  return json ? parse_boot_status(*json, error) : std::nullopt;
 }
 
-// The rows of the rank table: every rank of the plan, a missing pod shown as such.
-std::vector<Row> rank_rows(const Session& session, const std::vector<RankPod>& pods) {
+// The rows of the rank table: every rank of the plan, a missing pod shown as such; `exited`
+// gets a line per service a rank's mlenv-boot saw exit.
+std::vector<Row> rank_rows(const Session& session, const std::vector<RankPod>& pods,
+                           std::vector<std::string>& exited) {
   std::vector<Row> rows = {{"RANK", "POD", "NODE", "PHASE", "RESTARTS", "TRANSPORT"}};
   int ranks = session.env().nodes;
   for (const RankPod& pod : pods) ranks = std::max(ranks, pod.rank + 1);
@@ -40,9 +42,14 @@ std::vector<Row> rank_rows(const Session& session, const std::vector<RankPod>& p
       rows.push_back({std::to_string(rank), "-", "-", "Missing", "-", "-"});
       continue;
     }
+    std::optional<BootStatus> status = boot_status_of(session, *pod);
+    const bool known = status && !status->transport.empty();
     rows.push_back({std::to_string(rank), printable(pod->name),
                     pod->node.empty() ? "-" : printable(pod->node), printable(pod->phase),
-                    std::to_string(pod->restarts), printable(transport_of(session, *pod))});
+                    std::to_string(pod->restarts), known ? printable(status->transport) : "-"});
+    for (const std::string& line : status ? status->exited_services : std::vector<std::string>{}) {
+      exited.push_back("rank " + std::to_string(rank) + ": " + line);
+    }
   }
   return rows;
 }
@@ -70,7 +77,13 @@ bool print_env(std::ostream& out, const Session& session, Diagnostics& diagnosti
   out << ")\n";
   std::optional<std::vector<RankPod>> pods = session.rank_pods(diagnostics);
   if (!pods) return false;
-  print_table(out, rank_rows(session, *pods));
+  std::vector<std::string> exited;
+  print_table(out, rank_rows(session, *pods, exited));
+  // A tool that died (Jupyter refusing to run as root, say) leaves the job running and its
+  // port-forward leading nowhere: say so, with where to look.
+  for (const std::string& line : exited) {
+    out << "  " << printable(line) << " (mlenvc logs " << printable(env.unit) << ")\n";
+  }
   print_build(out, session);
   std::optional<std::vector<ExposedUrl>> urls = exposed_urls(session, diagnostics);
   if (!urls) return false;
