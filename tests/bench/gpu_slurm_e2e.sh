@@ -10,20 +10,36 @@
 # then times the launcher env against plain torchrun (median of 3). Prints what it checks and
 # exits non-zero on the first failure.
 # usage: tests/bench/gpu_slurm_e2e.sh MLENVC
+#        tests/bench/gpu_slurm_e2e.sh --render DIR MLENVC   (no GPU needed: only `mlenvc build`)
+#        tests/bench/gpu_slurm_e2e.sh --tree DIR            (on the GPU machine, no mlenvc there)
+# The GPU machine may lack mlenvc's libraries: render there what it will run with --render
+# where mlenvc is built, naming the GPU machine's python3, GPU count and checkout in
+# MLENV_E2E_PYTHON, MLENV_E2E_GPUS and MLENV_E2E_ROOT, then run the tree with --tree.
 set -euo pipefail
-mlenvc=$(realpath "$1")
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${MLENV_E2E_DIR:-/tmp/mlenv-gpu-slurm-e2e}
-export PATH=/usr/local/cuda/bin:$PATH
-export NCCL_HOME=${NCCL_HOME:-/usr/local/cuda}
-gpus=$(nvidia-smi -L | wc -l)
-[ "$gpus" -gt 0 ] || { echo "no GPU"; exit 1; }
-python=$(command -v python3)
-"$python" -c 'import torch; assert torch.cuda.is_available()'
-torchrun=$(dirname "$python")/torchrun
-[ -x "$torchrun" ] || torchrun="$python -m torch.distributed.run"
-rm -rf "$work" && mkdir -p "$work/bin" && cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+mode=build tree=""
+case "${1:-}" in
+  --render) mode=render tree=$(realpath -m "$2") mlenvc=$(realpath "$3") ;;
+  --tree) mode=tree tree=$(realpath "$2") ;;
+  *) mlenvc=$(realpath "$1") ;;
+esac
+if [ "$mode" = render ]; then
+  gpus=${MLENV_E2E_GPUS:?name the GPU machine's GPU count}
+  python=${MLENV_E2E_PYTHON:?name the GPU machine's python3}
+  root=${MLENV_E2E_ROOT:-$root}
+else
+  export PATH=/usr/local/cuda/bin:$PATH
+  export NCCL_HOME=${NCCL_HOME:-/usr/local/cuda}
+  gpus=$(nvidia-smi -L | wc -l)
+  [ "$gpus" -gt 0 ] || { echo "no GPU"; exit 1; }
+  python=$(command -v python3)
+  "$python" -c 'import torch; assert torch.cuda.is_available()'
+  torchrun=$(dirname "$python")/torchrun
+  [ -x "$torchrun" ] || torchrun="$python -m torch.distributed.run"
+fi
+rm -rf "$work" && mkdir -p "$work/bin" && cd "$work"
 
 # The stand-ins: `srun [options] PROGRAM ARGS...` runs PROGRAM as node 0 of a one-node job;
 # `scontrol show hostnames` names this node and `scontrol show node` gives it NodeAddr 127.0.0.1.
@@ -87,7 +103,14 @@ env workers {
   command = ["$python", "$root/tests/bench/ddp_nccl.py"]
 }
 MLENV
-"$mlenvc" build e2e.mlenv -o out >build.log 2>&1 || { cat build.log; fail "mlenvc build"; }
+if [ "$mode" = tree ]; then
+  cp -r "$tree" out
+else
+  "$mlenvc" build e2e.mlenv -o out >build.log 2>&1 || { cat build.log; fail "mlenvc build"; }
+fi
+if [ "$mode" = render ]; then
+  rm -rf "$tree" && cp -r out "$tree" && echo "rendered into $tree" && exit 0
+fi
 
 echo "== mlenv-boot from the emitted _runtime/"
 cmake -S out/_runtime -B boot -DCMAKE_BUILD_TYPE=Release >boot-cmake.log 2>&1 ||
