@@ -2,13 +2,13 @@
 
 #include <iostream>
 
+#include "compiler/apply/apply_session.h"
 #include "compiler/base/file_system.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/options.h"
 #include "compiler/driver/pipeline.h"
-#include "compiler/plan/apply/apply_session.h"
-#include "targets/target.h"
+#include "platforms/target.h"
 
 namespace mlenv::driver {
 namespace {

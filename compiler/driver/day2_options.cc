@@ -2,8 +2,8 @@
 
 #include <iostream>
 
+#include "compiler/apply/runner.h"
 #include "compiler/diag/render.h"
-#include "compiler/plan/apply/runner.h"
 
 namespace mlenv::driver {
 

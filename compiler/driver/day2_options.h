@@ -7,7 +7,7 @@
 
 #include "compiler/diag/diagnostic.h"
 #include "compiler/driver/options.h"
-#include "compiler/plan/day2/session.h"
+#include "platforms/kube/day2/session.h"
 
 namespace mlenv::driver {
 

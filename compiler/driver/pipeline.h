@@ -10,7 +10,7 @@
 #include "compiler/base/source.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/ir/program.h"
-#include "targets/target.h"
+#include "platforms/target.h"
 
 namespace mlenv::driver {
 

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "compiler/apply/apply_session.h"
 #include "compiler/diag/render.h"
-#include "compiler/plan/apply/apply_session.h"
 #include "compiler/plan/plan_session.h"
 #include "tests/plan/support.h"
 

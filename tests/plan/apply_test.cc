@@ -5,8 +5,8 @@
 
 #include <chrono>
 
-#include "compiler/plan/apply/applyset.h"
-#include "compiler/plan/apply/runner.h"
+#include "compiler/apply/applyset.h"
+#include "compiler/apply/runner.h"
 #include "tests/plan/apply_fixture.h"
 
 namespace mlenv::plan {

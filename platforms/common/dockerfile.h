@@ -1,0 +1,18 @@
+#pragma once
+// The Dockerfile of an env, the same on every platform: a build stage compiling mlenv-boot from
+// the output root's `_runtime/` against the base image's CUDA and NCCL, then the environment.
+
+#include <string>
+
+#include "platforms/common/env_layout.h"
+
+namespace mlenv::target {
+
+/// Where the compiler writes the runtime sources for image builds, relative to the output root.
+inline constexpr const char* kRuntimeDir = "_runtime";
+
+/// The Dockerfile; `build_command` is how the target builds it from the output root (shown in
+/// its header comment).
+std::string dockerfile(const EnvLayout& layout, const std::string& build_command);
+
+}  // namespace mlenv::target

@@ -1,0 +1,66 @@
+#pragma once
+// One day-2 command's view of an applied env: the env resolved from the repository, the user's
+// own client (oc, or kubectl), and the env's pods by rank.
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "compiler/day2/applied_env.h"
+#include "compiler/diag/diagnostic.h"
+#include "platforms/kube/day2/cluster_json.h"
+
+namespace mlenv::plan::day2 {
+
+/// What every day-2 command is asked: the env and how to reach the cluster.
+struct Target {
+  std::string env;           ///< `ENV` or `CLUSTER/ENV`
+  std::string client;        ///< --kubectl PATH; "" for the platform's client on PATH
+  int timeout_seconds = 60;  ///< limit of each client call that ends by itself
+};
+
+class Session {
+ public:
+  /// The session of an env resolved (resolve_env) and found off Slurm: finds the client (E0703).
+  static std::optional<Session> of(AppliedEnv env, const Target& target, Diagnostics& diagnostics);
+
+  const AppliedEnv& env() const { return env_; }
+  const std::string& name() const { return env_.plan.env; }
+  const std::string& namespace_() const { return env_.plan.namespace_; }
+  /// The client is oc, which has `rsync` (kubectl has `cp`).
+  bool is_oc() const { return is_oc_; }
+  /// The client's argv for `args`.
+  std::vector<std::string> argv(const std::vector<std::string>& args) const;
+  /// `app.kubernetes.io/instance=<env>`: every pod, Route and build of the env carries it.
+  std::string selector() const;
+
+  /// Runs `args` with the deadline and returns its stdout; E0706 or E0707 when it fails.
+  std::optional<std::string> capture(const std::vector<std::string>& args,
+                                     Diagnostics& diagnostics) const;
+  /// The env's rank pods (`get pods -l <selector> -o json`).
+  std::optional<std::vector<RankPod>> rank_pods(Diagnostics& diagnostics) const;
+  /// E0751 unless `rank` is one of the env's ranks (checked before any client call).
+  bool check_rank(int rank, Diagnostics& diagnostics) const;
+  /// The pod of `rank`, which must be running (E0752).
+  std::optional<RankPod> running_pod(int rank, Diagnostics& diagnostics) const;
+
+ private:
+  AppliedEnv env_;
+  std::string program_;
+  bool is_oc_ = false;
+  int timeout_seconds_ = 60;
+};
+
+/// E0751 unless `rank` is one of `env`'s ranks (0 to plan.json `nodes` - 1).
+bool check_rank(const AppliedEnv& env, int rank, Diagnostics& diagnostics);
+
+/// Writes `rows` as columns two spaces apart, each line indented by two; `rows[0]` is the header.
+void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows);
+
+/// Runs `argv` on the user's terminal (stdin, stdout and stderr inherited), without a deadline,
+/// until it exits; mlenvc ignores Ctrl-C meanwhile, which the child handles. Returns its exit
+/// status (127 when it could not start).
+int run_attached(const std::vector<std::string>& argv);
+
+}  // namespace mlenv::plan::day2

@@ -1,0 +1,109 @@
+// `mlenvc status`: what runs of each applied env, read from the cluster.
+
+#include <algorithm>
+
+#include "compiler/day2/commands.h"
+#include "compiler/diag/render.h"
+#include "platforms/openshift/day2/routes.h"
+#include "platforms/slurm/slurm_env.h"
+
+namespace mlenv::plan::day2 {
+namespace {
+
+using Row = std::vector<std::string>;
+
+// The transport mlenv-boot chose on a running pod, from its status file; "-" when the pod does
+// not run or has not got past the rendezvous yet (the file is written once the plan is known).
+// A file, rather than a log line, because a dev env's log grows for weeks and rotates; the
+// file is always the current answer and reading it costs one small exec.
+std::string transport_of(const Session& session, const RankPod& pod) {
+  if (!pod.running) return "-";
+  Diagnostics ignored;  // a pod still starting has no file yet: not an error of `status`
+  std::optional<std::string> json =
+      session.capture({"exec", "-n", session.namespace_(), pod.name, "-c", kMainContainer, "--",
+                       "cat", kBootStatusFile},
+                      ignored);
+  std::string error;
+  std::optional<BootStatus> status = json ? parse_boot_status(*json, error) : std::nullopt;
+  return status && !status->transport.empty() ? status->transport : "-";
+}
+
+// The rows of the rank table: every rank of the plan, a missing pod shown as such.
+std::vector<Row> rank_rows(const Session& session, const std::vector<RankPod>& pods) {
+  std::vector<Row> rows = {{"RANK", "POD", "NODE", "PHASE", "RESTARTS", "TRANSPORT"}};
+  int ranks = session.env().nodes;
+  for (const RankPod& pod : pods) ranks = std::max(ranks, pod.rank + 1);
+  for (int rank = 0; rank < ranks; ++rank) {
+    auto pod =
+        std::find_if(pods.begin(), pods.end(), [rank](const RankPod& p) { return p.rank == rank; });
+    if (pod == pods.end()) {
+      rows.push_back({std::to_string(rank), "-", "-", "Missing", "-", "-"});
+      continue;
+    }
+    rows.push_back({std::to_string(rank), printable(pod->name),
+                    pod->node.empty() ? "-" : printable(pod->node), printable(pod->phase),
+                    std::to_string(pod->restarts), printable(transport_of(session, *pod))});
+  }
+  return rows;
+}
+
+// The phase of the newest build of the env's BuildConfig, when it has one.
+void print_build(std::ostream& out, const Session& session) {
+  const std::string& build_config = session.env().build_config;
+  if (build_config.empty()) return;
+  Diagnostics ignored;  // status shows what it can read
+  std::optional<std::string> json =
+      session.capture({"get", "builds", "-n", session.namespace_(), "-l",
+                       "openshift.io/build-config.name=" + build_config, "-o", "json"},
+                      ignored);
+  std::string error = "unreadable";
+  std::optional<BuildState> build = json ? parse_latest_build(*json, error) : std::nullopt;
+  out << "  build: "
+      << (build ? printable(build->name) + " " + printable(build->phase) : printable(error))
+      << '\n';
+}
+
+bool print_env(std::ostream& out, const Session& session, Diagnostics& diagnostics) {
+  const AppliedEnv& env = session.env();
+  out << env.unit << " (namespace " << env.plan.namespace_ << ", " << env.plan.env_kind;
+  if (env.nodes > 0) out << ", " << env.nodes << (env.nodes == 1 ? " node" : " nodes");
+  out << ")\n";
+  std::optional<std::vector<RankPod>> pods = session.rank_pods(diagnostics);
+  if (!pods) return false;
+  print_table(out, rank_rows(session, *pods));
+  print_build(out, session);
+  std::optional<std::vector<ExposedUrl>> urls = exposed_urls(session, diagnostics);
+  if (!urls) return false;
+  for (const ExposedUrl& url : *urls)
+    out << "  url: " << printable(url.url) << " (" << printable(url.name) << ")\n";
+  return true;
+}
+
+}  // namespace
+
+int show_status(const Target& target, std::ostream& out, Diagnostics& diagnostics) {
+  std::vector<AppliedEnv> envs;
+  if (target.env.empty()) {
+    std::optional<std::vector<AppliedEnv>> all = applied_envs(diagnostics);
+    if (!all) return 1;
+    if (all->empty()) out << "No env is applied.\n";
+    envs = std::move(*all);
+  } else if (std::optional<AppliedEnv> env = resolve_env(target.env, diagnostics)) {
+    envs.push_back(std::move(*env));
+  } else {
+    return 1;
+  }
+  bool ok = true;
+  for (std::size_t i = 0; i < envs.size(); ++i) {
+    if (i > 0) out << '\n';
+    if (envs[i].on_slurm()) {  // a job, not pods: Slurm's clients, not oc or kubectl
+      ok = show_slurm_status(envs[i], target.timeout_seconds, out, diagnostics) && ok;
+      continue;
+    }
+    std::optional<Session> session = Session::of(std::move(envs[i]), target, diagnostics);
+    ok = session && print_env(out, *session, diagnostics) && ok;
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace mlenv::plan::day2

@@ -1,0 +1,36 @@
+#pragma once
+// The day-2 commands for an env that runs as a Slurm job (plan.json `platform` `slurm`): the
+// job its apply record names (`Slurm-Job:`), asked about through Slurm's own clients (squeue,
+// sacct, scontrol, srun) and the log files the job writes in the env directory. Each command of
+// commands.h sends a Slurm env here, before it looks for oc or kubectl.
+
+#include <ostream>
+#include <string_view>
+
+#include "compiler/day2/applied_env.h"
+#include "compiler/day2/commands.h"
+#include "compiler/diag/diagnostic.h"
+
+namespace mlenv::plan::day2 {
+
+/// `mlenvc status` of a Slurm env: the job's state, and each rank's node (the job's nodes in
+/// order: rank N is SLURM_NODEID N) and the log file.
+bool show_slurm_status(const AppliedEnv& env, int timeout_seconds, std::ostream& out,
+                       Diagnostics& diagnostics);
+
+/// `mlenvc logs` of a Slurm env: the job's output and error files, each line that `srun --label`
+/// marked with task N shown as `[N] `, the batch script's own lines as `[job] `; -f follows
+/// the files until the job ends.
+int show_slurm_logs(const AppliedEnv& env, const LogsRequest& request, std::ostream& out,
+                    Diagnostics& diagnostics);
+
+/// `mlenvc shell` of a Slurm env: a login shell on rank N's node inside the running job (`srun
+/// --jobid --overlap`), on the user's terminal.
+int open_slurm_shell(const AppliedEnv& env, const ShellRequest& request, Diagnostics& diagnostics);
+
+/// E0755: `command` reaches into pods, which a Slurm env has none of; `instead` says what to do
+/// on Slurm. Returns 1.
+int refuse_on_slurm(const AppliedEnv& env, std::string_view command, std::string_view instead,
+                    Diagnostics& diagnostics);
+
+}  // namespace mlenv::plan::day2
