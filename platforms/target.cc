@@ -4,9 +4,7 @@
 #include <optional>
 
 #include "platforms/common/output_order.h"
-#include "platforms/kubernetes/kubernetes_target.h"
-#include "platforms/openshift/openshift_target.h"
-#include "platforms/slurm/slurm_target.h"
+#include "platforms/provider.h"
 
 namespace mlenv::target {
 namespace {
@@ -30,7 +28,7 @@ std::optional<ir::Platform> single_platform(const ir::Program& program) {
   for (const ir::Env& env : program.envs) {
     if (env.cluster.platform != program.envs.front().cluster.platform) return std::nullopt;
   }
-  if (program.envs.empty()) return ir::Platform::openshift;
+  if (program.envs.empty()) return platforms::providers().front()->platform();
   return program.envs.front().cluster.platform;
 }
 
@@ -42,11 +40,11 @@ class ProgramTarget : public Target {
 
   Output render(const ir::Program& program, Diagnostics& diagnostics, Scope scope) const override {
     if (std::optional<ir::Platform> one = single_platform(program)) {
-      return make_target(*one)->render(program, diagnostics, scope);
+      return make_target(*one).render(program, diagnostics, scope);
     }
     std::vector<Output> outputs;
     for (const auto& [platform, part] : by_platform(program)) {
-      outputs.push_back(make_target(platform)->render(part, diagnostics, scope));
+      outputs.push_back(make_target(platform).render(part, diagnostics, scope));
     }
     return merge_outputs(std::move(outputs));
   }
@@ -54,11 +52,11 @@ class ProgramTarget : public Target {
   std::vector<std::string> check(const ir::Program& program,
                                  Diagnostics& diagnostics) const override {
     if (std::optional<ir::Platform> one = single_platform(program)) {
-      return make_target(*one)->check(program, diagnostics);
+      return make_target(*one).check(program, diagnostics);
     }
     std::vector<std::string> notes;
     for (const auto& [platform, part] : by_platform(program)) {
-      for (std::string& note : make_target(platform)->check(part, diagnostics)) {
+      for (std::string& note : make_target(platform).check(part, diagnostics)) {
         notes.push_back(std::move(note));
       }
     }
@@ -68,16 +66,8 @@ class ProgramTarget : public Target {
 
 }  // namespace
 
-std::unique_ptr<Target> make_target(ir::Platform platform) {
-  switch (platform) {
-    case ir::Platform::openshift:
-      return std::make_unique<openshift::OpenShiftTarget>();
-    case ir::Platform::kubernetes:
-      return std::make_unique<kubernetes::KubernetesTarget>();
-    case ir::Platform::slurm:
-      break;
-  }
-  return std::make_unique<slurm::SlurmTarget>();
+const Target& make_target(ir::Platform platform) {
+  return platforms::provider(platform).target();
 }
 
 std::unique_ptr<Target> make_program_target() {

@@ -1,6 +1,6 @@
 #pragma once
-// The interface every back end implements: a pure function from the typed program to files.
-// Nothing here assumes OpenShift; a plain-Kubernetes or Slurm target implements the same.
+// The renderer every provider (platforms/provider.h) owns: a pure function from the typed
+// program to files. Nothing here names a platform.
 
 #include <memory>
 #include <string>
@@ -63,12 +63,12 @@ class Target {
   }
 };
 
-/// The target of `platform` (every platform has one).
-std::unique_ptr<Target> make_target(ir::Platform platform);
+/// The target of `platform`: its provider's (platforms/provider.h).
+const Target& make_target(ir::Platform platform);
 
 /// The target of whole programs (`check`, `build`, `plan`, `apply`): each env is rendered by the
 /// target of its cluster's platform, and the outputs are merged (files sorted by path, streams
-/// in platform order: openshift, kubernetes, slurm).
+/// in the order of ir::Platform).
 std::unique_ptr<Target> make_program_target();
 
 }  // namespace mlenv::target

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 
+#include "compiler/apply/apply_driver.h"
 #include "compiler/apply/applyset.h"
 #include "compiler/apply/destroy.h"
 #include "compiler/apply/records.h"
@@ -13,7 +14,7 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/worktree.h"
-#include "platforms/slurm/slurm_apply.h"
+#include "platforms/provider.h"
 
 namespace mlenv::plan {
 namespace fs = std::filesystem;
@@ -132,7 +133,7 @@ std::optional<EnvPlan> load_env(Repository& repo, const std::optional<ObjectId>&
   std::vector<std::string> dirty =
       uncommitted_files(repo.workdir(), dir, admin_paths, env.files,
                         [&repo](const std::string& path) { return repo.ignored(path); });
-  // `oc start-build --from-dir` uploads the work tree: the mlenv-boot sources it builds from
+  // An image build uploads the work tree as its context: the mlenv-boot sources it builds from
   // must be the committed ones too.
   for (std::string& path :
        uncommitted_files(repo.workdir(), runtime, {}, repo.plan_tree(runtime_tree, runtime)))
@@ -259,74 +260,6 @@ std::vector<std::string> requested_dirs(const ApplyRequest& request, const fs::p
   return dirs;
 }
 
-// What one apply does: the envs it applies, then the envs it takes off the cluster because
-// the plan no longer holds them; `steps` in that order.
-struct ApplyWork {
-  std::vector<EnvPlan> envs;
-  std::vector<EnvPlan> removed;
-  std::vector<EnvSteps> steps;
-};
-
-// Every env's steps, or false with E0704/E0705/E0607 reported. A removed env keeps the shared
-// objects that an env being applied, or another env of its cluster at HEAD, still holds.
-bool all_steps(Repository& repo, const std::optional<ObjectId>& head_tree,
-               const StepOptions& requested, ApplyWork& work, Diagnostics& diagnostics) {
-  StepOptions options = requested;
-  for (const EnvPlan& env : work.envs) {
-    for (const PlanObject& object : env.manifest.objects) {
-      if (object.shared) options.shared_in_use.insert(shared_key(object));
-    }
-  }
-  std::set<std::string> destroyed;
-  for (const EnvPlan& env : work.envs) {
-    if (std::optional<EnvSteps> steps = plan_steps(env, options, destroyed, diagnostics))
-      work.steps.push_back(std::move(*steps));
-  }
-  for (const EnvPlan& env : work.removed) {
-    StepOptions kept = options;
-    kept.shared_in_use.merge(shared_kept_at_head(repo, head_tree, env));
-    if (std::optional<EnvSteps> steps = destroy_steps(env, kept, destroyed, diagnostics))
-      work.steps.push_back(std::move(*steps));
-  }
-  for (const std::string& address : requested.allow_destroy) {
-    if (destroyed.count(address) == 0) {
-      diagnostics.report(Code::E0705, {},
-                         "--allow-destroy=" + address + " matches no object this apply deletes",
-                         "addresses are spelled as in the plan: <cluster>/<env>/<Kind>/<name>");
-    }
-  }
-  return !diagnostics.has_errors();
-}
-
-// The kubectl-compatible client and oc; E0703 when a needed one is missing.
-// plan.json's `platform` picks the client: `oc` first for OpenShift plans, `kubectl` first
-// when every plan is another platform's.
-std::optional<std::pair<std::string, std::string>> find_clients(const ApplyRequest& request,
-                                                                const std::vector<EnvPlan>& envs,
-                                                                const std::vector<EnvSteps>& steps,
-                                                                Diagnostics& diagnostics) {
-  const bool openshift = std::any_of(envs.begin(), envs.end(), [](const EnvPlan& env) {
-    return env.manifest.platform == "openshift";
-  });
-  std::string kubectl = request.client;
-  if (kubectl.empty()) kubectl = platform_client(openshift ? "openshift" : "kubernetes");
-  std::string oc = fs::path(kubectl).filename() == "oc" ? kubectl : find_on_path("oc").value_or("");
-  bool needs_oc = false;
-  for (const EnvSteps& env : steps) {
-    for (const Step& step : env.steps) needs_oc = needs_oc || step.client == Client::Oc;
-  }
-  if (!request.dry_run && (kubectl.empty() || (needs_oc && oc.empty()))) {
-    diagnostics.report(Code::E0703, {},
-                       kubectl.empty() ? "neither `oc` nor `kubectl` is on PATH"
-                                       : "a build must start, and `oc` is not on PATH",
-                       "install the client, or pass --kubectl PATH");
-    return std::nullopt;
-  }
-  if (kubectl.empty()) kubectl = "kubectl";
-  if (oc.empty()) oc = "oc";
-  return std::pair{kubectl, oc};
-}
-
 // Loads every env and refuses uncommitted or stale ones; nullopt with diagnostics reported.
 std::optional<std::vector<EnvPlan>> load_envs(Repository& repo, const fs::path& workdir,
                                               const std::optional<ObjectId>& head_tree,
@@ -362,39 +295,36 @@ std::vector<std::string> covered_dirs(const ApplyRequest& request, const fs::pat
   return out;
 }
 
-// Runs every env's preflight, then its steps, recording each env applied or destroyed; the
-// exit status.
-int run_work(Repository& repo, const ApplyRequest& request, const ApplyWork& work,
-             StepRunner& runner, const Head& head, std::ostream& out, Diagnostics& diagnostics) {
-  // Checks of every env first: a missing Namespace or grant stops apply before any change.
-  bool ready = true;
-  for (std::size_t i = 0; i < work.envs.size(); ++i) {
-    for (const Step& step : work.steps[i].preflight)
-      ready = runner.run(step, work.envs[i].unit) && ready;
-  }
-  if (!ready) return 1;
-  const ObjectId head_tree = repo.commit_tree(*head.commit);
-  for (std::size_t i = 0; i < work.steps.size(); ++i) {
-    const bool removed = i >= work.envs.size();
-    const EnvPlan& env = removed ? work.removed[i - work.envs.size()] : work.envs[i];
-    const char* verb = removed ? (request.dry_run ? "Would destroy " : "Destroying ")
-                               : (request.dry_run ? "Would apply " : "Applying ");
-    out << verb << (request.steps.admin ? "the admin objects of " : "") << env.unit
-        << (removed ? ", which left the plan in " : " from ") << env.dir << '\n';
-    for (const Step& step : work.steps[i].steps) {
-      if (!runner.run(step, env.unit)) return 1;
+// The envs and removed envs of one apply driver.
+struct DriverWork {
+  const ApplyDriver* driver = nullptr;
+  std::vector<EnvPlan> envs;
+  std::vector<EnvPlan> removed;
+};
+
+// `envs` and `removed` split by the apply driver of their platform, in the registry's order;
+// drivers with nothing to do are left out.
+std::vector<DriverWork> by_driver(std::vector<EnvPlan> envs, std::vector<EnvPlan> removed) {
+  std::vector<DriverWork> parts;
+  auto part_of = [&](const EnvPlan& env) -> DriverWork& {
+    const ApplyDriver* driver = &platforms::provider(env.manifest.platform).apply();
+    for (DriverWork& part : parts) {
+      if (part.driver == driver) return part;
     }
-    if (request.dry_run) continue;
-    const bool recorded =
-        removed
-            ? record_destroyed(repo, env, request.steps.admin,
-                               "The env left the plan at " + to_hex(*head.commit) + ".",
-                               diagnostics)
-            : record_applied(repo, env, request.steps.admin, *head.commit, head_tree, diagnostics);
-    if (!recorded) return 1;
+    return parts.emplace_back(DriverWork{driver, {}, {}});
+  };
+  for (EnvPlan& env : envs) part_of(env).envs.push_back(std::move(env));
+  for (EnvPlan& env : removed) part_of(env).removed.push_back(std::move(env));
+  std::vector<DriverWork> ordered;
+  for (const platforms::Provider* provider : platforms::providers()) {
+    for (DriverWork& part : parts) {
+      if (part.driver == &provider->apply() && part.driver != nullptr) {
+        ordered.push_back(std::move(part));
+        part.driver = nullptr;
+      }
+    }
   }
-  if (request.dry_run) out << "Dry run: nothing was run.\n";
-  return runner.run_failed() ? kExitRunFailed : 0;
+  return ordered;
 }
 
 }  // namespace
@@ -421,33 +351,23 @@ int apply_plans(const ApplyRequest& request, std::ostream& out, Diagnostics& dia
     std::optional<std::vector<EnvPlan>> envs =
         load_envs(*repo, workdir, head_tree, dirs, request, diagnostics);
     if (!envs) return 1;
-    ApplyWork work;
-    work.envs = std::move(*envs);
     std::set<std::string> applying;
-    for (const EnvPlan& env : work.envs) applying.insert(env.unit);
-    work.removed = removed_envs(*repo, head_tree, covered_dirs(request, workdir), applying,
-                                request.steps.admin);
-    // Slurm envs are submitted with sbatch (and cancelled with scancel), not applied.
-    std::vector<EnvPlan> slurm_envs = take_slurm_envs(work.envs);
-    std::vector<EnvPlan> slurm_removed = take_slurm_envs(work.removed);
+    for (const EnvPlan& env : *envs) applying.insert(env.unit);
+    std::vector<EnvPlan> removed = removed_envs(*repo, head_tree, covered_dirs(request, workdir),
+                                                applying, request.steps.admin);
+    // Each driver applies the envs of its platforms, in the registry's order.
+    const std::string root = workdir.string();
+    const ApplyContext context{request, *repo, head, head_tree, root};
     int status = 0;
-    if (!work.envs.empty() || !work.removed.empty()) {
-      if (!all_steps(*repo, head_tree, request.steps, work, diagnostics)) return 1;
-      auto clients = find_clients(request, work.envs, work.steps, diagnostics);
-      if (!clients) return 1;
-      StepRunner runner(request, clients->first, clients->second, out, diagnostics);
-      status = run_work(*repo, request, work, runner, head, out, diagnostics);
-      if (status == 1) return 1;
+    bool ran = false;
+    for (const DriverWork& part : by_driver(std::move(*envs), std::move(removed))) {
+      const int one = part.driver->apply(context, part.envs, part.removed, out, diagnostics);
+      if (one == 1) return 1;
+      status = std::max(status, one);
+      ran = true;
     }
-    if (slurm_envs.empty() && slurm_removed.empty()) return status;
-    if (!cancel_removed_slurm_envs(request, *repo, slurm_removed, *head.commit, out, diagnostics))
-      return 1;
-    int slurm_status = apply_slurm_envs(request, *repo, head, *head_tree, workdir.string(),
-                                        slurm_envs, out, diagnostics);
-    if (slurm_status == 1) return 1;
-    if (request.dry_run && work.envs.empty() && work.removed.empty())
-      out << "Dry run: nothing was run.\n";
-    return std::max(status, slurm_status);
+    if (request.dry_run && ran) out << "Dry run: nothing was run.\n";
+    return status;
   } catch (const std::exception& error) {
     diagnostics.report(Code::E0604, {}, error.what());
     return 1;

@@ -2,11 +2,12 @@
 
 #include <filesystem>
 
+#include "compiler/apply/apply_driver.h"
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
 #include "compiler/apply/step_runner.h"
 #include "compiler/base/file_system.h"
-#include "platforms/slurm/slurm_apply.h"
+#include "platforms/provider.h"
 
 namespace mlenv::plan {
 namespace {
@@ -41,17 +42,6 @@ std::vector<std::string> records_named(Repository& repo, const std::string& name
       out.push_back(ref);
   }
   return out;
-}
-
-// The client to run, the platform's as apply chooses it; E0703 when there is none.
-std::optional<std::string> client_of(const DestroyRequest& request, const EnvPlan& env,
-                                     Diagnostics& diagnostics) {
-  std::string kubectl = request.client;
-  if (kubectl.empty()) kubectl = platform_client(env.manifest.platform);
-  if (!kubectl.empty() || request.dry_run) return kubectl.empty() ? "kubectl" : kubectl;
-  diagnostics.report(Code::E0703, {}, "neither `oc` nor `kubectl` is on PATH",
-                     "install the client, or pass --kubectl PATH");
-  return std::nullopt;
 }
 
 // The env `request.env` names among the applied records; E0718 when none or several.
@@ -113,50 +103,6 @@ std::set<std::string> shared_kept_at_head(Repository& repo,
   return kept;
 }
 
-namespace {
-
-// The steps that destroy `env`, or nullopt with E0704/E0705 reported.
-std::optional<EnvSteps> steps_for(Repository& repo, const EnvPlan& env,
-                                  const DestroyRequest& request, Diagnostics& diagnostics) {
-  Head head = repo.head();
-  std::optional<ObjectId> head_tree;
-  if (head.commit) head_tree = repo.commit_tree(*head.commit);
-  StepOptions options = request.steps;
-  options.shared_in_use = shared_kept_at_head(repo, head_tree, env);
-  std::set<std::string> destroyed;
-  std::optional<EnvSteps> steps = destroy_steps(env, options, destroyed, diagnostics);
-  for (const std::string& address : request.steps.allow_destroy) {
-    if (destroyed.count(address) == 0)
-      diagnostics.report(Code::E0705, {},
-                         "--allow-destroy=" + address + " matches no object this destroy deletes",
-                         "addresses are spelled as in the plan: <cluster>/<env>/<Kind>/<name>");
-  }
-  if (diagnostics.has_errors()) return std::nullopt;
-  return steps;
-}
-
-// Runs (or prints) the steps, then records the env as destroyed; the exit status.
-int run_destroy(Repository& repo, const EnvPlan& env, const EnvSteps& steps,
-                const DestroyRequest& request, const std::string& client, std::ostream& out,
-                Diagnostics& diagnostics) {
-  ApplyRequest as_apply;
-  as_apply.dry_run = request.dry_run;
-  as_apply.steps = request.steps;
-  StepRunner runner(as_apply, client, client, out, diagnostics);
-  out << (request.dry_run ? "Would destroy " : "Destroying ") << env.unit << '\n';
-  for (const Step& step : steps.steps) {
-    if (!runner.run(step, env.unit)) return 1;
-  }
-  if (request.dry_run) {
-    out << "Dry run: nothing was run.\n";
-    return 0;
-  }
-  return record_destroyed(repo, env, request.steps.admin, "Destroyed on purpose.", diagnostics) ? 0
-                                                                                                : 1;
-}
-
-}  // namespace
-
 int destroy_env(const DestroyRequest& request, std::ostream& out, Diagnostics& diagnostics) {
   std::unique_ptr<Repository> repo = Repository::discover(std::filesystem::current_path().string());
   if (!repo || repo->workdir().empty()) {
@@ -172,17 +118,8 @@ int destroy_env(const DestroyRequest& request, std::ostream& out, Diagnostics& d
   try {
     std::optional<EnvPlan> env = find_recorded(*repo, request, diagnostics);
     if (!env) return 1;
-    if (env->manifest.platform == "slurm") {  // its job is cancelled: scancel
-      ApplyRequest as_apply;
-      as_apply.dry_run = request.dry_run;
-      as_apply.steps = request.steps;
-      return cancel_slurm_env(as_apply, *repo, *env, "Destroyed on purpose.", out, diagnostics) ? 0
-                                                                                                : 1;
-    }
-    std::optional<EnvSteps> steps = steps_for(*repo, *env, request, diagnostics);
-    std::optional<std::string> client = client_of(request, *env, diagnostics);
-    if (!steps || !client) return 1;
-    return run_destroy(*repo, *env, *steps, request, *client, out, diagnostics);
+    const ApplyDriver& driver = platforms::provider(env->manifest.platform).apply();
+    return driver.destroy(request, *repo, *env, out, diagnostics);
   } catch (const std::exception& error) {
     diagnostics.report(Code::E0604, {}, error.what());
     return 1;

@@ -12,7 +12,8 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/plan_json.h"
-#include "compiler/plan/replace_rules.h"
+#include "platforms/kube/kube_apply.h"
+#include "platforms/kube/replace_rules.h"
 #include "platforms/slurm/slurm_apply.h"
 #include "platforms/slurm/slurm_jobs.h"
 
@@ -196,7 +197,7 @@ std::optional<ResultsSource> pod_results(const ResultsRequest& request, const Pl
 }
 
 // On Slurm rank 0 writes results.json beside the job's logs (`mlenv-boot --results`,
-// targets/slurm/sbatch.cc), in the env directory its last apply submitted from, for the job
+// platforms/slurm/sbatch.cc), in the env directory its last apply submitted from, for the job
 // that apply recorded (`Slurm-Job:`).
 ResultsSource slurm_results(const PlanManifest& env) {
   const std::string unit = env.cluster + "/" + env.env;
@@ -220,7 +221,7 @@ ResultsSource slurm_results(const PlanManifest& env) {
 int show_results(const ResultsRequest& request, std::ostream& out, Diagnostics& diagnostics) {
   std::optional<PlanManifest> env = find_env(request.env, diagnostics);
   if (!env) return 1;
-  std::optional<ResultsSource> found = env->platform == "slurm"
+  std::optional<ResultsSource> found = env->platform == ir::Platform::slurm
                                            ? std::optional(slurm_results(*env))
                                            : pod_results(request, *env, diagnostics);
   if (!found) return 1;

@@ -203,11 +203,4 @@ std::optional<int> parse_duration(const std::string& text) {
   return static_cast<int>(total);
 }
 
-std::string platform_client(const std::string& platform) {
-  // OpenShift's client first on OpenShift (builds, `rsync`, Routes); kubectl elsewhere.
-  const bool openshift = platform == "openshift";
-  std::optional<std::string> first = find_on_path(openshift ? "oc" : "kubectl");
-  return first ? *first : find_on_path(openshift ? "kubectl" : "oc").value_or("");
-}
-
 }  // namespace mlenv::plan

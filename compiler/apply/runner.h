@@ -30,11 +30,6 @@ std::string shell_words(const std::vector<std::string>& argv);
 /// The first executable called `name` in $PATH, or nullopt.
 std::optional<std::string> find_on_path(const std::string& name);
 
-/// The cluster client on $PATH for a plan of `platform` (plan.json's): `oc` first on
-/// `openshift`, `kubectl` first on any other; "" when neither is there. apply, destroy, results
-/// and the day-2 commands all choose with it.
-std::string platform_client(const std::string& platform);
-
 /// The longest duration accepted: 30 days.
 constexpr int kMaxDurationSeconds = 30 * 24 * 3600;
 

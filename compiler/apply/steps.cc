@@ -9,7 +9,7 @@
 #include "compiler/plan/change.h"
 #include "compiler/plan/differ.h"
 #include "compiler/plan/pod_claims.h"
-#include "compiler/plan/replace_rules.h"
+#include "platforms/kube/replace_rules.h"
 
 namespace mlenv::plan {
 namespace {

@@ -8,7 +8,6 @@
 #include "compiler/apply/records.h"
 #include "compiler/diag/render.h"
 #include "compiler/plan/git_repo.h"
-#include "platforms/slurm/slurm_apply.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -58,10 +57,7 @@ std::optional<AppliedEnv> load_record(const Repository& repo, const std::string&
   env.plan = std::move(*plan);
   const std::string message = repo.commit_message(*record);
   env.dir = (std::filesystem::path(repo.workdir()) / trailer(message, kPlanDirTrailer)).string();
-  env.slurm_job = trailer(message, kSlurmJobTrailer);
-  for (const PlanAction& action : env.plan.actions) {
-    if (action.action == "build") env.build_config = action.build_config;
-  }
+  env.record_message = message;
   return env;
 }
 

@@ -24,16 +24,12 @@ struct AppliedEnv {
   /// key count as per-pod storage, so sync copies to every pod (never too few).
   bool shared_workspace = false;
   std::map<std::string, int> ports;  ///< plan.json `ports`: tool name → port in the pod
-  /// The BuildConfig of the env's build action, "" when it has none.
-  std::string build_config;
   /// The env directory the record was applied from, absolute (its trailer `Plan-Directory:`
   /// under the work tree): a Slurm job writes its logs there.
   std::string dir;
-  /// The Slurm job the record names (trailer `Slurm-Job:`), "" off Slurm.
-  std::string slurm_job;
-
-  /// The env runs as a Slurm job (plan.json `platform`), not as pods.
-  bool on_slurm() const { return plan.platform == "slurm"; }
+  /// The apply record's commit message, whose trailers a day-2 driver may read (what its
+  /// apply driver recorded there).
+  std::string record_message;
 };
 
 /// Reads the day-2 keys of a plan.json (`nodes`, `storage`, `ports`) into `env`; false with

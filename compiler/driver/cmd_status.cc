@@ -30,7 +30,7 @@ int run_status(const Args& args) {
     std::cout << kUsage;
     return 0;
   }
-  plan::day2::Target target;
+  plan::day2::EnvRequest target;
   if (!read_target(options, {"status", kUsage, 0, 1, "60s"}, target)) return 1;
   Diagnostics diagnostics;
   return finish(plan::day2::show_status(target, std::cout, diagnostics), diagnostics);

@@ -16,7 +16,7 @@ int run_apply(const Args& args);    ///< cmd_apply.cc: apply a committed, fresh 
 int run_destroy(const Args& args);  ///< cmd_destroy.cc: delete an applied env on purpose
 int run_build(const Args& args);    ///< cmd_build.cc: render the output tree or object stream
 int run_results(const Args& args);  ///< cmd_results.cc: an acceptance run's result
-// The day-2 commands, on an applied env (compiler/plan/day2/).
+// The day-2 commands, on an applied env (compiler/day2/).
 int run_status(const Args& args);        ///< cmd_status.cc: pods, transport, build, URLs
 int run_shell(const Args& args);         ///< cmd_shell.cc: a shell in a rank's pod
 int run_logs(const Args& args);          ///< cmd_logs.cc: every rank's log, prefixed

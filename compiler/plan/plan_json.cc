@@ -196,8 +196,13 @@ std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& 
     }
     plan.compiler_version = text_of(root, "compiler_version");
     // `target` before plans named the platform; those were all OpenShift's.
-    plan.platform = root["platform"] ? text_of(root, "platform") : text_of(root, "target");
-    if (plan.platform.empty()) plan.platform = "openshift";
+    const std::string platform =
+        root["platform"] ? text_of(root, "platform") : text_of(root, "target");
+    if (!platform.empty()) {
+      std::optional<ir::Platform> known = ir::parse_platform(platform);
+      if (!known) throw std::runtime_error("unknown platform `" + platform + "`");
+      plan.platform = *known;
+    }
     plan.source = text_of(root, "source");
     plan.cluster = text_of(root, "cluster");
     plan.env = text_of(root, "env");

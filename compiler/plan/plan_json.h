@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/ir/program.h"
+
 namespace mlenv::plan {
 
 /// One Kubernetes object of an env, as listed in plan.json.
@@ -59,7 +61,8 @@ struct PlanAction {
 struct PlanManifest {
   int format_version = 0;
   std::string compiler_version;
-  std::string platform;  ///< "openshift" or "kubernetes": which objects and actions to expect
+  /// Which provider applies it (platforms/provider.h): its objects, actions and day-2 driver.
+  ir::Platform platform = ir::Platform::openshift;
   std::string source;
   std::string cluster;
   std::string env;

@@ -69,8 +69,8 @@ EnvLayout make_layout(const ir::Env& env) {
   const bool rdma = env.transport == ir::Transport::rdma && env.cluster.network.rdma;
   // On Slurm the job has the host's own HCAs: nothing attaches them (no Multus status).
   l.rdma_attached = rdma && env.cluster.platform != ir::Platform::slurm;
-  // Which admission lets such a container in is the target's: an SCC on OpenShift
-  // (openshift::env_scc), the namespace's Pod Security level on Kubernetes.
+  // Which admission lets such a container in is the target's (openshift::env_scc on
+  // OpenShift), the namespace's Pod Security level on Kubernetes.
   l.root_with_ipc_lock = rdma && !env.cluster.security.unlimited_memlock;
   l.image_name = env.name;
   l.image_tag = l.image_name + ":" + env.image.tag;

@@ -45,8 +45,8 @@ struct EnvLayout {
   /// The env's pods get an RDMA device through attachments (annotation, resources, podinfo).
   bool rdma_attached = false;
   std::string job_token_secret;  ///< optional Secret holding MLENV_JOB_TOKEN
-  /// The env's own image (its Dockerfile adds the env's tools): OpenShift's ImageStream and
-  /// BuildConfig, the repository under `image.registry` elsewhere.
+  /// The env's own image (its Dockerfile adds the env's tools): what the platform builds and
+  /// stores it as is named after it.
   std::string image_name;
   std::string image_tag;  ///< `<image_name>:<image tag>`
   /// The ServiceAccount is the cluster's (`security.service_account`), shared by its envs.

@@ -11,12 +11,12 @@ namespace mlenv::target {
 
 /// Apply order groups (compiler/plan/PLAN_JSON.md): lower groups are applied first.
 enum class ApplyOrder : int {
-  ClusterAdmin = 0,  ///< SCC, Role, RoleBinding, ServiceAccount
+  ClusterAdmin = 0,  ///< admission policies, Role, RoleBinding, ServiceAccount
   Network = 1,       ///< NetworkAttachmentDefinitions
   Storage = 2,       ///< PVCs
   Config = 3,        ///< ConfigMaps
-  Image = 4,         ///< ImageStream
-  Build = 5,         ///< BuildConfig
+  Image = 4,         ///< where the built image is stored
+  Build = 5,         ///< how the image is built
   Service = 6,       ///< Services
   Workload = 7,      ///< StatefulSet
   Route = 8,         ///< Routes or Ingresses

@@ -113,14 +113,14 @@ std::string env_text(const ir::Env& e) {
 
 }  // namespace
 
-std::string env_inputs_sha256(const ir::Env& env, const std::string& platform,
+std::string env_inputs_sha256(const ir::Env& env, ir::Platform platform,
                               const std::vector<PlannedObject>& objects,
                               const std::vector<PlannedFile>& files) {
   EnvText rendered;  // what the render made of it: no field the IR text misses goes unseen
   for (const PlannedObject& o : objects) rendered.add("object", {o.file, o.sha256});
   for (const PlannedFile& f : files) rendered.add("file", {f.path, f.sha256});
-  return sha256_hex(std::string(kCompilerVersion) + "\n" + platform + "\n" + env_text(env) +
-                    rendered.text());
+  return sha256_hex(std::string(kCompilerVersion) + "\n" + ir::platform_name(platform) + "\n" +
+                    env_text(env) + rendered.text());
 }
 
 Value plan_inputs(const std::vector<ir::InputFile>& files) {
@@ -153,7 +153,7 @@ std::string plan_json(const EnvLayout& layout, const PlanContext& context,
   Value doc = Value::map();
   doc.set("format_version", 1);
   doc.set("compiler_version", kCompilerVersion);
-  doc.set("platform", context.platform);
+  doc.set("platform", ir::platform_name(context.platform));
   doc.set("source", context.source);
   doc.set("cluster", layout.cluster);
   doc.set("env", env.name);
@@ -163,7 +163,7 @@ std::string plan_json(const EnvLayout& layout, const PlanContext& context,
   doc.set("env_kind", env.kind == ir::EnvKind::dev   ? "dev"
                       : env.kind == ir::EnvKind::run ? "run"
                                                      : "acceptance");
-  // What the day-2 commands need (compiler/plan/day2/): the ranks, whether every pod mounts the
+  // What the day-2 commands need (compiler/day2/): the ranks, whether every pod mounts the
   // same /workspace, and the ports `mlenvc port-forward` reaches in rank 0's pod.
   doc.set("nodes", env.nodes);
   doc.set("storage", env.storage.mode == ir::StorageMode::rwx ? "rwx" : "per_pod");

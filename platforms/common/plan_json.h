@@ -27,13 +27,13 @@ struct PlannedFile {
 
 /// The program-wide part of every plan.json.
 struct PlanContext {
-  std::string platform;  ///< the cluster's platform: "openshift", "kubernetes" or "slurm"
-  std::string source;    ///< the root .mlenv file as given to the compiler
-  Value inputs;          ///< [{path, sha256}] sorted by path, computed once per program
+  ir::Platform platform = ir::Platform::openshift;  ///< the cluster's platform
+  std::string source;  ///< the root .mlenv file as given to the compiler
+  Value inputs;        ///< [{path, sha256}] sorted by path, computed once per program
 };
 
 /// What apply does for the env besides applying its objects, as data (PLAN_JSON.md): the
-/// Secrets it creates when missing, the SCC grants it checks, and the actions after objects.
+/// Secrets it creates when missing, the grants it checks, and the actions after objects.
 struct PlanSteps {
   Value secrets = Value::seq();  ///< [{name, key, random_bytes}]
   Value grants = Value::seq();   ///< [{scc, service_account}]
@@ -47,7 +47,7 @@ Value plan_inputs(const std::vector<ir::InputFile>& files);
 /// declaration with its cluster and image, the compiler version and the platform) and of what
 /// it made (every object and file digest), so one env's change changes only its own plan.json
 /// and no change that reaches the env's output can leave the digest alone.
-std::string env_inputs_sha256(const ir::Env& env, const std::string& platform,
+std::string env_inputs_sha256(const ir::Env& env, ir::Platform platform,
                               const std::vector<PlannedObject>& objects,
                               const std::vector<PlannedFile>& files);
 

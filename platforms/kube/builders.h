@@ -1,7 +1,7 @@
 #pragma once
 // Builders of the plain Kubernetes objects of an env. They take an EnvLayout and return
 // objects; OpenShift-only pieces (SCC, Route, BuildConfig, oauth-proxy) live in
-// targets/openshift/ and are passed in as PodExtras, so a plain Kubernetes target reuses these.
+// platforms/openshift/ and are passed in as PodExtras, so a plain Kubernetes target reuses these.
 
 #include <map>
 #include <string>

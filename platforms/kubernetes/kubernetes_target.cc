@@ -176,7 +176,7 @@ Output KubernetesTarget::render(const ir::Program& program, Diagnostics& diagnos
                                 Scope scope) const {
   const bool tree = scope == Scope::Tree;
   PlanContext context;
-  context.platform = "kubernetes";
+  context.platform = ir::Platform::kubernetes;
   context.source = program.source;
   if (tree) context.inputs = plan_inputs(program.inputs);
   const std::size_t n = program.envs.size();

@@ -1,8 +1,7 @@
 #pragma once
 // The Kubernetes target (`platform = kubernetes`): runs are JobSets admitted by Kueue, dev envs
 // StatefulSets, images built from the emitted Dockerfile and pushed to `image.registry`, tools
-// reached with `kubectl port-forward`. Nothing OpenShift-only: no Route, BuildConfig,
-// ImageStream or SCC.
+// reached with `kubectl port-forward`. Nothing OpenShift-only (platforms/openshift/).
 
 #include "platforms/common/env_layout.h"
 #include "platforms/common/object.h"
@@ -12,7 +11,7 @@ namespace mlenv::target::kubernetes {
 
 class KubernetesTarget : public Target {
  public:
-  std::string_view name() const override { return "kubernetes"; }
+  std::string_view name() const override { return ir::platform_name(ir::Platform::kubernetes); }
   Output render(const ir::Program& program, Diagnostics& diagnostics, Scope scope) const override;
   std::vector<std::string> check(const ir::Program& program,
                                  Diagnostics& diagnostics) const override;

@@ -167,7 +167,7 @@ Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnost
                                Scope scope) const {
   const bool tree = scope == Scope::Tree;
   PlanContext context;
-  context.platform = "openshift";
+  context.platform = ir::Platform::openshift;
   context.source = program.source;
   if (tree) context.inputs = plan_inputs(program.inputs);
 

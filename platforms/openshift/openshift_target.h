@@ -9,7 +9,7 @@ namespace mlenv::target::openshift {
 
 class OpenShiftTarget : public Target {
  public:
-  std::string_view name() const override { return "openshift"; }
+  std::string_view name() const override { return ir::platform_name(ir::Platform::openshift); }
   Output render(const ir::Program& program, Diagnostics& diagnostics, Scope scope) const override;
   std::vector<std::string> check(const ir::Program& program,
                                  Diagnostics& diagnostics) const override;

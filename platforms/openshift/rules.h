@@ -1,6 +1,6 @@
 #pragma once
 // The rules only OpenShift's objects need (codes E0424, E0502, E0503 in
-// compiler/diag/codes_target.def); the rest are kube's (targets/kube/rules.h).
+// compiler/diag/codes_target.def); the rest are kube's (platforms/kube/rules.h).
 
 #include <vector>
 

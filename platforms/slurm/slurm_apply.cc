@@ -126,14 +126,22 @@ int submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
 
 }  // namespace
 
-std::vector<EnvPlan> take_slurm_envs(std::vector<EnvPlan>& envs) {
-  std::vector<EnvPlan> slurm;
-  std::vector<EnvPlan> rest;
-  for (EnvPlan& env : envs) {
-    (env.manifest.platform == "slurm" ? slurm : rest).push_back(std::move(env));
-  }
-  envs = std::move(rest);
-  return slurm;
+int SlurmApplyDriver::apply(const ApplyContext& context, const std::vector<EnvPlan>& envs,
+                            const std::vector<EnvPlan>& removed, std::ostream& out,
+                            Diagnostics& diagnostics) const {
+  if (!cancel_removed_slurm_envs(context.request, context.repo, removed, *context.head.commit, out,
+                                 diagnostics))
+    return 1;
+  return apply_slurm_envs(context.request, context.repo, context.head, *context.head_tree,
+                          context.workdir, envs, out, diagnostics);
+}
+
+int SlurmApplyDriver::destroy(const DestroyRequest& request, Repository& repo, const EnvPlan& env,
+                              std::ostream& out, Diagnostics& diagnostics) const {
+  ApplyRequest as_apply;
+  as_apply.dry_run = request.dry_run;
+  as_apply.steps = request.steps;
+  return cancel_slurm_env(as_apply, repo, env, "Destroyed on purpose.", out, diagnostics) ? 0 : 1;
 }
 
 int apply_slurm_envs(const ApplyRequest& request, Repository& repo, const Head& head,

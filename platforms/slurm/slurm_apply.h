@@ -6,6 +6,7 @@
 #include <ostream>
 #include <vector>
 
+#include "compiler/apply/apply_driver.h"
 #include "compiler/apply/apply_session.h"
 #include "compiler/apply/steps.h"
 #include "compiler/diag/diagnostic.h"
@@ -16,8 +17,18 @@ namespace mlenv::plan {
 /// The trailer that records a submitted env's Slurm job id.
 inline constexpr std::string_view kSlurmJobTrailer = "Slurm-Job: ";
 
-/// The Slurm envs of `envs`, moved out: they are submitted with sbatch, not applied.
-std::vector<EnvPlan> take_slurm_envs(std::vector<EnvPlan>& envs);
+/// The Slurm provider's ApplyDriver: envs are submitted with sbatch, not applied.
+class SlurmApplyDriver : public ApplyDriver {
+ public:
+  /// Cancels the jobs of `removed` (cancel_removed_slurm_envs), then submits `envs`
+  /// (apply_slurm_envs).
+  int apply(const ApplyContext& context, const std::vector<EnvPlan>& envs,
+            const std::vector<EnvPlan>& removed, std::ostream& out,
+            Diagnostics& diagnostics) const override;
+  /// Cancels the recorded job (cancel_slurm_env).
+  int destroy(const DestroyRequest& request, Repository& repo, const EnvPlan& env,
+              std::ostream& out, Diagnostics& diagnostics) const override;
+};
 
 /// Submits each env's script from its directory and records the job id; with --wait follows
 /// each job to its end. Returns apply's exit status (1, kExitRunFailed or 0).

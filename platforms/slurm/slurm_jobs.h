@@ -2,8 +2,7 @@
 // A Slurm env's job, through Slurm's own clients: submit (`sbatch --parsable`), status
 // (`squeue`, then `sacct`), logs (the files the script's `--output`/`--error` name) and cancel
 // (`scancel`), shell (`srun --overlap` into the job). The day-2 commands (`mlenvc status`,
-// `logs`, `shell`, `results`, `destroy`) call these for envs whose plan.json says
-// `"platform": "slurm"`.
+// `logs`, `shell`, `results`, `destroy`) call these for the Slurm provider's envs.
 
 #include <optional>
 #include <string>

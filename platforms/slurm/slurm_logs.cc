@@ -1,5 +1,5 @@
 // `mlenvc logs` of a Slurm env: the files the job's `--output` and `--error` name, in which
-// `srun --label` marked each line with its task, which is the node rank (targets/slurm/).
+// `srun --label` marked each line with its task, which is the node rank (platforms/slurm/).
 
 #include <chrono>
 #include <filesystem>
@@ -73,7 +73,7 @@ void print_by_rank(std::vector<FollowedFile>& files, const std::optional<int>& r
 void follow(const AppliedEnv& env, std::vector<FollowedFile>& files, const std::optional<int>& rank,
             int timeout_seconds, std::ostream& out) {
   for (;;) {
-    std::optional<slurm::JobState> state = slurm::job_state(env.slurm_job, timeout_seconds);
+    std::optional<slurm::JobState> state = slurm::job_state(job_id(env), timeout_seconds);
     const bool ended = !state || state->finished;
     for (FollowedFile& file : files) {
       for (const std::string& line : new_lines(file, ended)) out << shown(line, rank);
@@ -91,7 +91,7 @@ int show_slurm_logs(const AppliedEnv& env, const LogsRequest& request, std::ostr
   if (request.rank && !check_rank(env, *request.rank, diagnostics)) return 1;
   std::vector<FollowedFile> files;
   bool any = false;
-  for (const std::string& file : slurm::log_files(env.plan.env, env.slurm_job)) {
+  for (const std::string& file : slurm::log_files(env.plan.env, job_id(env))) {
     files.push_back({(std::filesystem::path(env.dir) / file).string(), 0, ""});
     any = any || std::filesystem::exists(files.back().path);
   }
@@ -101,7 +101,7 @@ int show_slurm_logs(const AppliedEnv& env, const LogsRequest& request, std::ostr
   }
   if (!any) {
     diagnostics.report(Code::E0752, {},
-                       "Slurm job " + env.slurm_job + " of `" + env.unit +
+                       "Slurm job " + job_id(env) + " of `" + env.unit +
                            "` has written no log yet: no `" + files[0].path + "`",
                        "see `mlenvc status " + env.unit + "`");
     return 1;

@@ -183,7 +183,7 @@ Output SlurmTarget::render(const ir::Program& program, Diagnostics& diagnostics,
                            Scope scope) const {
   const bool tree = scope == Scope::Tree;
   PlanContext context;
-  context.platform = "slurm";
+  context.platform = ir::Platform::slurm;
   context.source = program.source;
   if (tree) context.inputs = plan_inputs(program.inputs);
   const std::size_t n = program.envs.size();

@@ -1,6 +1,6 @@
 #pragma once
 // The Slurm target: every env becomes one batch script beside its boot.json; `srun` starts one
-// mlenv-boot per node (targets/README.md, "Slurm").
+// mlenv-boot per node (platforms/README.md, "Slurm").
 
 #include "platforms/target.h"
 
@@ -8,7 +8,7 @@ namespace mlenv::target::slurm {
 
 class SlurmTarget : public Target {
  public:
-  std::string_view name() const override { return "slurm"; }
+  std::string_view name() const override { return ir::platform_name(ir::Platform::slurm); }
   Output render(const ir::Program& program, Diagnostics& diagnostics, Scope scope) const override;
   std::vector<std::string> check(const ir::Program& program,
                                  Diagnostics& diagnostics) const override;

@@ -2,9 +2,9 @@
 
 #include "compiler/day2/commands.h"
 #include "compiler/diag/render.h"
+#include "platforms/kube/day2/driver.h"
 #include "platforms/kube/day2/sync_forward.h"
 #include "platforms/openshift/day2/routes.h"
-#include "platforms/slurm/slurm_env.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -16,11 +16,9 @@ constexpr const char* kLoginShell = "command -v bash >/dev/null && exec bash -l;
 
 }  // namespace
 
-int open_shell(const ShellRequest& request, Diagnostics& diagnostics) {
-  std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics);
-  if (!env) return 1;
-  if (env->on_slurm()) return open_slurm_shell(*env, request, diagnostics);
-  std::optional<Session> session = Session::of(std::move(*env), request.target, diagnostics);
+int KubeDay2Driver::shell(AppliedEnv env, const ShellRequest& request,
+                          Diagnostics& diagnostics) const {
+  std::optional<Session> session = Session::of(std::move(env), request.target, diagnostics);
   if (!session) return 1;
   std::optional<RankPod> pod = session->running_pod(request.rank, diagnostics);
   if (!pod) return 1;
@@ -56,16 +54,9 @@ std::optional<std::vector<std::string>> forward_argv(const Session& session, int
                        std::to_string(local) + ":" + std::to_string(port)});
 }
 
-int port_forward(const PortForwardRequest& request, Diagnostics& diagnostics) {
-  std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics);
-  if (!env) return 1;
-  if (env->on_slurm()) {
-    return refuse_on_slurm(*env, "port-forward",
-                           "forward through ssh to rank 0's node, which `mlenvc status` names: "
-                           "`ssh -L PORT:localhost:PORT NODE`",
-                           diagnostics);
-  }
-  std::optional<Session> session = Session::of(std::move(*env), request.target, diagnostics);
+int KubeDay2Driver::port_forward(AppliedEnv env, const PortForwardRequest& request,
+                                 Diagnostics& diagnostics) const {
+  std::optional<Session> session = Session::of(std::move(env), request.target, diagnostics);
   if (!session) return 1;
   std::optional<int> port = forwarded_port(*session, request.service, diagnostics);
   if (!port) return 1;
@@ -74,16 +65,9 @@ int port_forward(const PortForwardRequest& request, Diagnostics& diagnostics) {
   return argv ? run_attached(*argv) : 1;
 }
 
-int show_urls(const Target& target, std::ostream& out, Diagnostics& diagnostics) {
-  std::optional<AppliedEnv> env = resolve_env(target.env, diagnostics);
-  if (!env) return 1;
-  if (env->on_slurm()) {
-    return refuse_on_slurm(*env, "urls",
-                           "a Slurm env has no Routes: reach a tool with `ssh -L` to rank 0's "
-                           "node, which `mlenvc status` names",
-                           diagnostics);
-  }
-  std::optional<Session> session = Session::of(std::move(*env), target, diagnostics);
+int KubeDay2Driver::urls(AppliedEnv env, const EnvRequest& request, std::ostream& out,
+                         Diagnostics& diagnostics) const {
+  std::optional<Session> session = Session::of(std::move(env), request, diagnostics);
   if (!session) return 1;
   std::optional<std::vector<ExposedUrl>> urls = exposed_urls(*session, diagnostics);
   if (!urls) return 1;

@@ -20,7 +20,7 @@ struct RankPod {
   std::string created;   ///< metadata.creationTimestamp (RFC 3339, compares as text)
 };
 
-/// The main container of every pod mlenvc emits (targets/kube/workload.cc).
+/// The main container of every pod mlenvc emits (platforms/kube/workload.cc).
 inline constexpr const char* kMainContainer = "mlenv";
 
 /// The rank pods of workload `workload` in a `get pods -o json` list, sorted by rank, one per

@@ -12,6 +12,7 @@
 #include "compiler/apply/runner.h"
 #include "compiler/day2/commands.h"
 #include "compiler/diag/render.h"
+#include "platforms/kube/day2/driver.h"
 #include "platforms/kube/day2/sync_forward.h"
 
 namespace mlenv::plan::day2 {
@@ -138,9 +139,9 @@ int watch_while_forwarding(const Session& session, const DevSessionRequest& requ
 
 }  // namespace
 
-int dev_session(const DevSessionRequest& request, std::ostream& out, Diagnostics& diagnostics) {
-  if (!check_sync_dir(request.dir, diagnostics)) return 1;
-  std::optional<Session> session = sync_session(request.target, "dev-session", diagnostics);
+int KubeDay2Driver::dev_session(AppliedEnv env, const DevSessionRequest& request, std::ostream& out,
+                                Diagnostics& diagnostics) const {
+  std::optional<Session> session = Session::of(std::move(env), request.target, diagnostics);
   if (!session) return 1;
   std::optional<int> port = forwarded_port(*session, "debugpy", diagnostics);
   if (!port) return 1;

@@ -4,7 +4,8 @@
 #include "compiler/day2/commands.h"
 #include "compiler/day2/line_stream.h"
 #include "compiler/diag/render.h"
-#include "platforms/slurm/slurm_env.h"
+#include "platforms/kube/day2/driver.h"
+#include "platforms/kube/day2/session.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -40,11 +41,9 @@ std::optional<std::vector<RankPod>> selected_pods(const Session& session,
 
 }  // namespace
 
-int show_logs(const LogsRequest& request, std::ostream& out, Diagnostics& diagnostics) {
-  std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics);
-  if (!env) return 1;
-  if (env->on_slurm()) return show_slurm_logs(*env, request, out, diagnostics);
-  std::optional<Session> session = Session::of(std::move(*env), request.target, diagnostics);
+int KubeDay2Driver::logs(AppliedEnv env, const LogsRequest& request, std::ostream& out,
+                         Diagnostics& diagnostics) const {
+  std::optional<Session> session = Session::of(std::move(env), request.target, diagnostics);
   if (!session) return 1;
   std::optional<std::vector<RankPod>> pods = selected_pods(*session, request.rank, diagnostics);
   if (!pods) return 1;

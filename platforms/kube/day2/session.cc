@@ -1,19 +1,16 @@
 #include "platforms/kube/day2/session.h"
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <filesystem>
 
 #include "compiler/apply/runner.h"
 #include "compiler/diag/render.h"
+#include "platforms/kube/kube_apply.h"
 
 namespace mlenv::plan::day2 {
 
-std::optional<Session> Session::of(AppliedEnv env, const Target& target, Diagnostics& diagnostics) {
+std::optional<Session> Session::of(AppliedEnv env, const EnvRequest& target,
+                                   Diagnostics& diagnostics) {
   Session session;
   session.program_ = target.client;
   if (session.program_.empty()) session.program_ = platform_client(env.plan.platform);
@@ -73,30 +70,6 @@ bool Session::check_rank(int rank, Diagnostics& diagnostics) const {
   return day2::check_rank(env_, rank, diagnostics);
 }
 
-bool check_rank(const AppliedEnv& env, int rank, Diagnostics& diagnostics) {
-  if (rank >= 0 && (env.nodes == 0 || rank < env.nodes)) return true;
-  diagnostics.report(
-      Code::E0751, {}, "`" + env.unit + "` has no rank " + std::to_string(rank),
-      env.nodes > 0 ? "its ranks are 0 to " + std::to_string(env.nodes - 1) : "ranks count from 0");
-  return false;
-}
-
-void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths(rows[0].size(), 0);
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  // Columns two spaces apart, the last one unpadded.
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      line += "  " + row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size(), ' ');
-    }
-    out << line << '\n';
-  }
-}
-
 std::optional<RankPod> Session::running_pod(int rank, Diagnostics& diagnostics) const {
   if (!check_rank(rank, diagnostics)) return std::nullopt;
   std::optional<std::vector<RankPod>> pods = rank_pods(diagnostics);
@@ -114,34 +87,6 @@ std::optional<RankPod> Session::running_pod(int rank, Diagnostics& diagnostics) 
                      "rank " + std::to_string(rank) + " of `" + env_.unit + "` has no pod",
                      "see `mlenvc status " + env_.unit + "`");
   return std::nullopt;
-}
-
-int run_attached(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  // As system(3) does: the terminal's Ctrl-C reaches the child, which decides what it means.
-  struct sigaction ignore {
-  }, old_int{}, old_quit{};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGQUIT, &ignore, &old_quit);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGQUIT, &old_quit, nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGQUIT, &old_quit, nullptr);
-  if (pid < 0) return 127;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace mlenv::plan::day2

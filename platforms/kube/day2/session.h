@@ -8,22 +8,17 @@
 #include <vector>
 
 #include "compiler/day2/applied_env.h"
+#include "compiler/day2/commands.h"
 #include "compiler/diag/diagnostic.h"
 #include "platforms/kube/day2/cluster_json.h"
 
 namespace mlenv::plan::day2 {
 
-/// What every day-2 command is asked: the env and how to reach the cluster.
-struct Target {
-  std::string env;           ///< `ENV` or `CLUSTER/ENV`
-  std::string client;        ///< --kubectl PATH; "" for the platform's client on PATH
-  int timeout_seconds = 60;  ///< limit of each client call that ends by itself
-};
-
 class Session {
  public:
   /// The session of an env resolved (resolve_env) and found off Slurm: finds the client (E0703).
-  static std::optional<Session> of(AppliedEnv env, const Target& target, Diagnostics& diagnostics);
+  static std::optional<Session> of(AppliedEnv env, const EnvRequest& target,
+                                   Diagnostics& diagnostics);
 
   const AppliedEnv& env() const { return env_; }
   const std::string& name() const { return env_.plan.env; }
@@ -51,16 +46,5 @@ class Session {
   bool is_oc_ = false;
   int timeout_seconds_ = 60;
 };
-
-/// E0751 unless `rank` is one of `env`'s ranks (0 to plan.json `nodes` - 1).
-bool check_rank(const AppliedEnv& env, int rank, Diagnostics& diagnostics);
-
-/// Writes `rows` as columns two spaces apart, each line indented by two; `rows[0]` is the header.
-void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows);
-
-/// Runs `argv` on the user's terminal (stdin, stdout and stderr inherited), without a deadline,
-/// until it exits; mlenvc ignores Ctrl-C meanwhile, which the child handles. Returns its exit
-/// status (127 when it could not start).
-int run_attached(const std::vector<std::string>& argv);
 
 }  // namespace mlenv::plan::day2

@@ -4,8 +4,8 @@
 
 #include "compiler/day2/commands.h"
 #include "compiler/diag/render.h"
+#include "platforms/kube/day2/driver.h"
 #include "platforms/openshift/day2/routes.h"
-#include "platforms/slurm/slurm_env.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -47,9 +47,12 @@ std::vector<Row> rank_rows(const Session& session, const std::vector<RankPod>& p
   return rows;
 }
 
-// The phase of the newest build of the env's BuildConfig, when it has one.
+// The phase of the newest build of the env's BuildConfig, when it has one (its build action).
 void print_build(std::ostream& out, const Session& session) {
-  const std::string& build_config = session.env().build_config;
+  std::string build_config;
+  for (const PlanAction& action : session.env().plan.actions) {
+    if (action.action == "build") build_config = action.build_config;
+  }
   if (build_config.empty()) return;
   Diagnostics ignored;  // status shows what it can read
   std::optional<std::string> json =
@@ -81,29 +84,10 @@ bool print_env(std::ostream& out, const Session& session, Diagnostics& diagnosti
 
 }  // namespace
 
-int show_status(const Target& target, std::ostream& out, Diagnostics& diagnostics) {
-  std::vector<AppliedEnv> envs;
-  if (target.env.empty()) {
-    std::optional<std::vector<AppliedEnv>> all = applied_envs(diagnostics);
-    if (!all) return 1;
-    if (all->empty()) out << "No env is applied.\n";
-    envs = std::move(*all);
-  } else if (std::optional<AppliedEnv> env = resolve_env(target.env, diagnostics)) {
-    envs.push_back(std::move(*env));
-  } else {
-    return 1;
-  }
-  bool ok = true;
-  for (std::size_t i = 0; i < envs.size(); ++i) {
-    if (i > 0) out << '\n';
-    if (envs[i].on_slurm()) {  // a job, not pods: Slurm's clients, not oc or kubectl
-      ok = show_slurm_status(envs[i], target.timeout_seconds, out, diagnostics) && ok;
-      continue;
-    }
-    std::optional<Session> session = Session::of(std::move(envs[i]), target, diagnostics);
-    ok = session && print_env(out, *session, diagnostics) && ok;
-  }
-  return ok ? 0 : 1;
+bool KubeDay2Driver::status(AppliedEnv env, const EnvRequest& request, std::ostream& out,
+                            Diagnostics& diagnostics) const {
+  std::optional<Session> session = Session::of(std::move(env), request, diagnostics);
+  return session && print_env(out, *session, diagnostics);
 }
 
 }  // namespace mlenv::plan::day2

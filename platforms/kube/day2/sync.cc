@@ -9,8 +9,8 @@
 #include "compiler/apply/runner.h"
 #include "compiler/day2/commands.h"
 #include "compiler/diag/render.h"
+#include "platforms/kube/day2/driver.h"
 #include "platforms/kube/day2/sync_forward.h"
-#include "platforms/slurm/slurm_env.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -93,28 +93,6 @@ bool sync_once(const Session& session, const std::string& dir, std::ostream& out
 
 }  // namespace
 
-bool check_sync_dir(const std::string& dir, Diagnostics& diagnostics) {
-  std::error_code error;
-  if (fs::is_directory(dir, error)) return true;
-  diagnostics.report(Code::E0754, {}, "`" + printable(dir) + "` is not a directory",
-                     "sync copies a directory's contents into /workspace");
-  return false;
-}
-
-std::optional<Session> sync_session(const Target& target, std::string_view command,
-                                    Diagnostics& diagnostics) {
-  std::optional<AppliedEnv> env = resolve_env(target.env, diagnostics);
-  if (!env) return std::nullopt;
-  if (env->on_slurm()) {
-    refuse_on_slurm(*env, command,
-                    "a Slurm job's /workspace is the cluster's `workspace_dir` on its shared "
-                    "file system, which this host sees: copy into it with rsync or cp",
-                    diagnostics);
-    return std::nullopt;
-  }
-  return Session::of(std::move(*env), target, diagnostics);
-}
-
 int sync_with(const Session& session, const SyncRequest& request, std::ostream& out,
               Diagnostics& diagnostics) {
   bool ok = sync_once(session, request.dir, out, diagnostics);
@@ -133,9 +111,9 @@ int sync_with(const Session& session, const SyncRequest& request, std::ostream& 
   return diagnostics.has_errors() ? 1 : 0;
 }
 
-int sync_workspace(const SyncRequest& request, std::ostream& out, Diagnostics& diagnostics) {
-  if (!check_sync_dir(request.dir, diagnostics)) return 1;
-  std::optional<Session> session = sync_session(request.target, "sync", diagnostics);
+int KubeDay2Driver::sync(AppliedEnv env, const SyncRequest& request, std::ostream& out,
+                         Diagnostics& diagnostics) const {
+  std::optional<Session> session = Session::of(std::move(env), request.target, diagnostics);
   if (!session) return 1;
   return sync_with(*session, request, out, diagnostics);
 }

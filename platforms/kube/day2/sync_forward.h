@@ -14,15 +14,6 @@
 
 namespace mlenv::plan::day2 {
 
-/// E0754 unless `dir` is a directory; checked before the env is looked up.
-bool check_sync_dir(const std::string& dir, Diagnostics& diagnostics);
-
-/// The session of the env `target` names, for `command` (sync, dev-session); nullopt with the
-/// error reported when it is unknown or not applied, or E0755 when it runs on Slurm (its
-/// /workspace is a path the login node sees).
-std::optional<Session> sync_session(const Target& target, std::string_view command,
-                                    Diagnostics& diagnostics);
-
 /// `request.dir` into the env's pods through `session`, then (`request.watch`) again on each
 /// change while `request.keep_watching()` says so. Returns the exit status.
 int sync_with(const Session& session, const SyncRequest& request, std::ostream& out,

@@ -1,4 +1,4 @@
-#include "compiler/plan/replace_rules.h"
+#include "platforms/kube/replace_rules.h"
 
 #include <array>
 
