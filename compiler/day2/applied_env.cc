@@ -49,11 +49,14 @@ std::optional<AppliedEnv> load_record(const Repository& repo, const std::string&
   env.unit = unit;
   std::string error;
   std::optional<PlanManifest> plan = parse_plan_json(*text, error);
-  if (!plan || !read_day2_keys(*text, env, error)) {
+  if (!plan) {
     diagnostics.report(Code::E0607, {},
                        "`" + std::string(kAppliedRefs) + unit + ":plan.json`: " + error);
     return std::nullopt;
   }
+  env.nodes = plan->nodes;
+  env.shared_workspace = plan->shared_workspace;
+  env.ports = plan->ports;
   env.plan = std::move(*plan);
   const std::string message = repo.commit_message(*record);
   env.dir = (std::filesystem::path(repo.workdir()) / trailer(message, kPlanDirTrailer)).string();
@@ -71,30 +74,6 @@ std::unique_ptr<Repository> open_repository(Diagnostics& diagnostics) {
 }
 
 }  // namespace
-
-bool read_day2_keys(const std::string& plan_json, AppliedEnv& env, std::string& error) {
-  try {
-    const YAML::Node root = YAML::Load(plan_json);
-    if (const YAML::Node nodes = root["nodes"]) env.nodes = nodes.as<int>();
-    if (env.nodes < 0) throw std::runtime_error("`nodes` is negative");
-    const YAML::Node storage = root["storage"];
-    std::string mode = storage ? storage.as<std::string>() : "per_pod";
-    if (mode != "rwx" && mode != "per_pod")
-      throw std::runtime_error("unknown storage `" + printable(mode) + "`");
-    env.shared_workspace = mode == "rwx";
-    if (const YAML::Node ports = root["ports"]) {
-      for (const auto& item : ports) {
-        int port = item.second.as<int>();
-        if (port < 1 || port > 65535) throw std::runtime_error("a port is out of range");
-        env.ports[item.first.as<std::string>()] = port;
-      }
-    }
-    return true;
-  } catch (const std::exception& e) {
-    error = e.what();
-    return false;
-  }
-}
 
 std::optional<AppliedEnv> resolve_env(const std::string& name, Diagnostics& diagnostics) {
   std::unique_ptr<Repository> repo = open_repository(diagnostics);

@@ -32,10 +32,6 @@ struct AppliedEnv {
   std::string record_message;
 };
 
-/// Reads the day-2 keys of a plan.json (`nodes`, `storage`, `ports`) into `env`; false with
-/// `error` set when one is malformed.
-bool read_day2_keys(const std::string& plan_json, AppliedEnv& env, std::string& error);
-
 /// The env `name` names, as last applied, from the repository holding the current directory.
 /// E0715 when no committed plan or record has it (or several clusters do), E0750 when it has
 /// no apply record.

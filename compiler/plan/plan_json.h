@@ -2,6 +2,7 @@
 // Reading plan.json (PLAN_JSON.md), the inventory that plan diffs by and apply orders,
 // prunes and checks staleness by.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,6 +76,12 @@ struct PlanManifest {
   std::vector<PlanSecret> secrets;
   std::vector<PlanGrant> grants;
   std::vector<PlanAction> actions;  ///< absent in older plans: derived from the objects
+  /// `nodes`: pods (ranks) of the workload; 0 in plans written before the key.
+  int nodes = 0;
+  /// `storage` is `rwx`: one /workspace every pod mounts. Plans written before the key count
+  /// as per-pod storage, so sync copies to every pod (never too few).
+  bool shared_workspace = false;
+  std::map<std::string, int> ports;  ///< `ports`: tool name → port in the pod
 };
 
 /// Parses plan.json; on failure returns nullopt and says why in `error`.

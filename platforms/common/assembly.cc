@@ -3,21 +3,35 @@
 #include <algorithm>
 #include <set>
 
+#include "compiler/base/parallel.h"
 #include "platforms/common/dockerfile.h"
 #include "platforms/common/output_order.h"
-#include "platforms/kube/builders.h"
-#include "platforms/kube/rules.h"
 #include "platforms/runtime_sources.h"
 
 namespace mlenv::target {
+namespace {
+
+// E0413: `env` emits the shared object at `address` (Object::shared) with other bytes than
+// `first` did, in the same namespace of the same API server.
+void report_shared_conflict(const std::string& address, const std::string& namespace_name,
+                            const ir::Env& env, const ir::Env& first, Diagnostics& diagnostics) {
+  Diagnostic& d = diagnostics.report(
+      Code::E0413, env.cluster.range,
+      "env `" + env.name + "` and env `" + first.name + "` emit different " + address +
+          " in namespace `" + namespace_name + "`",
+      "clusters that share a namespace must agree on its attachments and ServiceAccount");
+  d.notes.push_back({"the other env's cluster", first.cluster.range});
+}
+
+}  // namespace
 
 bool SharedObjects::add(const EnvLayout& layout, const std::string& address,
                         const std::string& bytes, Diagnostics& diagnostics) {
   std::string key = layout.env->cluster.api + " " + layout.namespace_name + " " + address;
   auto [first, added] = seen_.try_emplace(std::move(key), First{layout.env, bytes, false});
   if (added || first->second.bytes == bytes || first->second.reported) return added;
-  kube::report_shared_conflict(address, layout.namespace_name, *layout.env, *first->second.env,
-                               diagnostics);
+  report_shared_conflict(address, layout.namespace_name, *layout.env, *first->second.env,
+                         diagnostics);
   first->second.reported = true;
   return false;
 }
@@ -57,7 +71,8 @@ std::vector<std::string> grouped(const std::vector<Note>& notes) {
 }
 
 Output assemble(const std::vector<EnvLayout>& layouts, std::vector<EnvOutput> rendered, bool tree,
-                Diagnostics& diagnostics, std::vector<File> program_files) {
+                Diagnostics& diagnostics, std::vector<File> program_files,
+                const AdminIndex* admin_index) {
   const std::size_t n = rendered.size();
   Output out;
   std::vector<std::size_t> stream;  // env object files, in apply order within each env
@@ -96,8 +111,9 @@ Output assemble(const std::vector<EnvLayout>& layouts, std::vector<EnvOutput> re
       admin_stream.push_back(out.files.size());
       out.files.push_back(std::move(f));
     }
-    if (tree) {
-      out.files.push_back({cluster + "/_admin/kustomization.yaml", kube::kustomization(resources)});
+    if (tree && admin_index != nullptr) {
+      out.files.push_back(
+          {cluster + "/_admin/" + admin_index->file, admin_index->write(resources)});
     }
   }
   if (tree && n > 0) {
@@ -117,6 +133,27 @@ Output assemble(const std::vector<EnvLayout>& layouts, std::vector<EnvOutput> re
       out.note_details.emplace_back(std::move(note.subject), std::move(note.text));
   }
   return out;
+}
+
+Output render_program(const ir::Program& program, ir::Platform platform, Scope scope,
+                      Diagnostics& diagnostics, const EnvRenderer& render_env,
+                      const AdminIndex* admin_index,
+                      const std::function<void(const std::vector<EnvLayout>&)>& prepare) {
+  const bool tree = scope == Scope::Tree;
+  PlanContext context;
+  context.platform = platform;
+  context.source = program.source;
+  if (tree) context.inputs = plan_inputs(program.inputs);
+  const std::size_t n = program.envs.size();
+  std::vector<EnvLayout> layouts;
+  layouts.reserve(n);
+  for (const ir::Env& env : program.envs) layouts.push_back(make_layout(env));
+  if (prepare) prepare(layouts);
+  // Envs render independently (in parallel); assemble merges them in program order.
+  std::vector<EnvOutput> rendered(n);
+  parallel_for(n, [&](std::size_t i) { rendered[i] = render_env(layouts, i, context, tree); });
+  return assemble(layouts, std::move(rendered), tree, diagnostics, {program_inputs_file(context)},
+                  admin_index);
 }
 
 }  // namespace mlenv::target

@@ -4,12 +4,14 @@
 // every target returns. Shared objects are checked and streamed once, each cluster's `_admin/`
 // is written once, `_runtime/` once, notes are grouped and files sorted by path.
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "compiler/diag/diagnostic.h"
 #include "platforms/common/env_layout.h"
+#include "platforms/common/plan_json.h"
 #include "platforms/target.h"
 
 namespace mlenv::target {
@@ -52,10 +54,29 @@ class SharedObjects {
 /// back to TCP on one cluster make one line, not 10,000).
 std::vector<std::string> grouped(const std::vector<Note>& notes);
 
+/// The file that lists a cluster's `_admin/` objects for its tools, as the platform writes it.
+struct AdminIndex {
+  const char* file;                                                 ///< its name in `_admin/`
+  std::string (*write)(const std::vector<std::string>& resources);  ///< resources in apply order
+};
+
 /// The program's Output from every env's (`rendered[i]` is `layouts[i]`'s, consumed); `tree`
-/// adds the `_admin/` kustomizations, the runtime sources and `program_files` (what the whole
-/// program emits once, like its `_inputs/` list).
+/// adds each cluster's `admin_index` (when the platform has one), the runtime sources and
+/// `program_files` (what the whole program emits once, like its `_inputs/` list).
 Output assemble(const std::vector<EnvLayout>& layouts, std::vector<EnvOutput> rendered, bool tree,
-                Diagnostics& diagnostics, std::vector<File> program_files = {});
+                Diagnostics& diagnostics, std::vector<File> program_files = {},
+                const AdminIndex* admin_index = nullptr);
+
+/// How a platform renders env `i` of `layouts` (every env's, in program order).
+using EnvRenderer = std::function<EnvOutput(const std::vector<EnvLayout>& layouts, std::size_t i,
+                                            const PlanContext& context, bool tree)>;
+
+/// The render every platform shares: one layout per env (`prepare`, when given, sees them all
+/// first, for what envs share), each env rendered in parallel by `render_env`, and the outputs
+/// assembled with the program's `_inputs/` file and each cluster's `admin_index`.
+Output render_program(const ir::Program& program, ir::Platform platform, Scope scope,
+                      Diagnostics& diagnostics, const EnvRenderer& render_env,
+                      const AdminIndex* admin_index = nullptr,
+                      const std::function<void(const std::vector<EnvLayout>&)>& prepare = {});
 
 }  // namespace mlenv::target

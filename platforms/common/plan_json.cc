@@ -148,7 +148,7 @@ File program_inputs_file(const PlanContext& context) {
 
 std::string plan_json(const EnvLayout& layout, const PlanContext& context,
                       const std::vector<PlannedObject>& objects,
-                      const std::vector<PlannedFile>& files, const PlanSteps& steps) {
+                      const std::vector<PlannedFile>& files, const PlanActions& steps) {
   const ir::Env& env = *layout.env;
   Value doc = Value::map();
   doc.set("format_version", 1);

@@ -34,7 +34,7 @@ struct PlanContext {
 
 /// What apply does for the env besides applying its objects, as data (PLAN_JSON.md): the
 /// Secrets it creates when missing, the grants it checks, and the actions after objects.
-struct PlanSteps {
+struct PlanActions {
   Value secrets = Value::seq();  ///< [{name, key, random_bytes}]
   Value grants = Value::seq();   ///< [{scc, service_account}]
   Value actions = Value::seq();  ///< [{action, after, ...}] in apply order
@@ -58,6 +58,6 @@ File program_inputs_file(const PlanContext& context);
 /// plan.json for one env; `objects` in apply order, `files` sorted by path.
 std::string plan_json(const EnvLayout& layout, const PlanContext& context,
                       const std::vector<PlannedObject>& objects,
-                      const std::vector<PlannedFile>& files, const PlanSteps& steps);
+                      const std::vector<PlannedFile>& files, const PlanActions& steps);
 
 }  // namespace mlenv::target

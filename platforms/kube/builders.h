@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "platforms/common/assembly.h"
 #include "platforms/common/boot_json.h"
 #include "platforms/common/env_layout.h"
 #include "platforms/common/object.h"
@@ -91,5 +92,9 @@ std::string acceptance_results_path(const EnvLayout& layout);
 
 /// `kustomization.yaml` listing `resources` in apply order.
 std::string kustomization(const std::vector<std::string>& resources);
+
+/// A cluster's `_admin/kustomization.yaml` (kustomize refuses files outside a kustomization's
+/// root, so `_admin/` has its own), for assemble.
+inline constexpr AdminIndex kAdminIndex = {"kustomization.yaml", &kustomization};
 
 }  // namespace mlenv::target::kube

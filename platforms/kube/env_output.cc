@@ -9,8 +9,8 @@
 namespace mlenv::target::kube {
 
 EnvOutput env_output(const EnvLayout& layout, const std::vector<Object>& objects,
-                     std::vector<EnvFile> files, const PlanSteps& steps, const PlanContext& context,
-                     bool tree) {
+                     std::vector<EnvFile> files, const PlanActions& steps,
+                     const PlanContext& context, bool tree) {
   EnvOutput out;
   std::vector<PlannedObject> planned;
   std::vector<PlannedFile> listed;

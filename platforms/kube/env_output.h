@@ -21,7 +21,7 @@ struct EnvFile {
 /// The env's EnvOutput for `objects` (in apply order). With `tree`, also `files`, the
 /// kustomization and plan.json with `steps`; without, only the objects (nothing is hashed).
 EnvOutput env_output(const EnvLayout& layout, const std::vector<Object>& objects,
-                     std::vector<EnvFile> files, const PlanSteps& steps, const PlanContext& context,
-                     bool tree);
+                     std::vector<EnvFile> files, const PlanActions& steps,
+                     const PlanContext& context, bool tree);
 
 }  // namespace mlenv::target::kube

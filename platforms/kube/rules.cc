@@ -29,16 +29,6 @@ const Value* value_at(const Value& v, std::initializer_list<std::string_view> ke
   return cur;
 }
 
-void report_shared_conflict(const std::string& address, const std::string& namespace_name,
-                            const ir::Env& env, const ir::Env& first, Diagnostics& diagnostics) {
-  Diagnostic& d = diagnostics.report(
-      Code::E0413, env.cluster.range,
-      "env `" + env.name + "` and env `" + first.name + "` emit different " + address +
-          " in namespace `" + namespace_name + "`",
-      "clusters that share a namespace must agree on its attachments and ServiceAccount");
-  d.notes.push_back({"the other env's cluster", first.cluster.range});
-}
-
 void check_pinned_image(const ir::Env& env, Diagnostics& diagnostics) {
   const std::string& from = env.image.from;
   if (from.find("@sha256:") != std::string::npos) return;

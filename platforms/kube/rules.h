@@ -29,9 +29,5 @@ void check_ports(const EnvLayout& layout, Diagnostics& diagnostics);
 /// each equal the number of rails (or are all zero without SR-IOV).
 void check_rails(const EnvLayout& layout, const std::vector<Object>& objects,
                  Diagnostics& diagnostics);
-/// E0413: `env` emits the shared object at `address` (Object::shared) with other bytes than
-/// `first` did, in the same namespace of the same API server.
-void report_shared_conflict(const std::string& address, const std::string& namespace_name,
-                            const ir::Env& env, const ir::Env& first, Diagnostics& diagnostics);
 
 }  // namespace mlenv::target::kube

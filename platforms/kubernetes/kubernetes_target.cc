@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "compiler/base/parallel.h"
 #include "platforms/common/assembly.h"
 #include "platforms/common/dockerfile.h"
 #include "platforms/common/yaml_writer.h"
@@ -57,8 +56,8 @@ BootPlacement placement(const EnvLayout& layout) {
 }
 
 // What apply does besides applying objects: build and push the image, then wait (PLAN_JSON.md).
-PlanSteps plan_steps(const EnvLayout& layout) {
-  PlanSteps steps;
+PlanActions plan_actions(const EnvLayout& layout) {
+  PlanActions steps;
   Value& push = steps.actions.push(Value::map());
   push.set("action", "push");
   push.set("after", "ServiceAccount/" + layout.service_account);
@@ -128,7 +127,7 @@ EnvOutput render_env(const EnvLayout& layout, const PlanContext& context, bool t
                             registry_image(layout) + " <output root>";
   EnvOutput out = kube::env_output(
       layout, objects, {{"Dockerfile", dockerfile(layout, build)}, {"boot.json", std::move(boot)}},
-      plan_steps(layout), context, tree);
+      plan_actions(layout), context, tree);
   out.diagnostics = std::move(diagnostics);
   out.notes = env_notes(layout);
   return out;
@@ -174,18 +173,11 @@ std::vector<std::string> KubernetesTarget::check(const ir::Program& program,
 
 Output KubernetesTarget::render(const ir::Program& program, Diagnostics& diagnostics,
                                 Scope scope) const {
-  const bool tree = scope == Scope::Tree;
-  PlanContext context;
-  context.platform = ir::Platform::kubernetes;
-  context.source = program.source;
-  if (tree) context.inputs = plan_inputs(program.inputs);
-  const std::size_t n = program.envs.size();
-  std::vector<EnvLayout> layouts;
-  layouts.reserve(n);
-  for (const ir::Env& env : program.envs) layouts.push_back(make_layout(env));
-  std::vector<EnvOutput> rendered(n);
-  parallel_for(n, [&](std::size_t i) { rendered[i] = render_env(layouts[i], context, tree); });
-  return assemble(layouts, std::move(rendered), tree, diagnostics, {program_inputs_file(context)});
+  auto render_one = [](const std::vector<EnvLayout>& layouts, std::size_t i,
+                       const PlanContext& context,
+                       bool tree) { return render_env(layouts[i], context, tree); };
+  return render_program(program, ir::Platform::kubernetes, scope, diagnostics, render_one,
+                        &kube::kAdminIndex);
 }
 
 }  // namespace mlenv::target::kubernetes

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include "compiler/base/parallel.h"
 #include "platforms/common/assembly.h"
 #include "platforms/common/dockerfile.h"
 #include "platforms/common/yaml_writer.h"
@@ -87,8 +86,8 @@ std::vector<std::string> OpenShiftTarget::check(const ir::Program& program,
 namespace {
 
 // What apply does for the env besides applying objects (PLAN_JSON.md).
-PlanSteps plan_steps(const EnvLayout& layout) {
-  PlanSteps steps;
+PlanActions plan_actions(const EnvLayout& layout) {
+  PlanActions steps;
   if (!layout.services.empty()) {
     Value& secret = steps.secrets.push(Value::map());
     secret.set("name", cookie_secret_name(layout));
@@ -155,7 +154,7 @@ EnvOutput render_env(const EnvLayout& layout,
       {{"Dockerfile",
         dockerfile(layout, "oc start-build " + layout.image_name + " --from-dir=<output root>")},
        {"boot.json", std::move(boot)}},
-      plan_steps(layout), context, tree);
+      plan_actions(layout), context, tree);
   out.diagnostics = std::move(diagnostics);
   out.notes = env_notes(layout);
   return out;
@@ -165,39 +164,28 @@ EnvOutput render_env(const EnvLayout& layout,
 
 Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnostics,
                                Scope scope) const {
-  const bool tree = scope == Scope::Tree;
-  PlanContext context;
-  context.platform = ir::Platform::openshift;
-  context.source = program.source;
-  if (tree) context.inputs = plan_inputs(program.inputs);
-
   // Envs sharing a ServiceAccount share its redirect annotations: each env's SA carries all.
-  const std::size_t n = program.envs.size();
-  std::vector<EnvLayout> layouts;
-  layouts.reserve(n);
-  std::vector<std::map<std::string, std::string>> own(n);
+  std::vector<std::map<std::string, std::string>> own;
   std::map<std::string, std::map<std::string, std::string>> merged;
   auto account_key = [](const EnvLayout& l) {
     return l.env->cluster.api + " " + l.namespace_name + " " + l.service_account;
   };
-  for (std::size_t i = 0; i < n; ++i) {
-    const EnvLayout& layout = layouts.emplace_back(make_layout(program.envs[i]));
-    own[i] = oauth_redirect_annotations(layout);
-    if (layout.shared_service_account) {
-      merged[account_key(layout)].insert(own[i].begin(), own[i].end());
+  auto prepare = [&](const std::vector<EnvLayout>& layouts) {
+    for (const EnvLayout& layout : layouts) {
+      const auto& mine = own.emplace_back(oauth_redirect_annotations(layout));
+      if (layout.shared_service_account)
+        merged[account_key(layout)].insert(mine.begin(), mine.end());
     }
-  }
-
-  // Envs render independently (in parallel); what follows merges them in program order.
-  std::vector<EnvOutput> rendered(n);
-  parallel_for(n, [&](std::size_t i) {
+  };
+  auto render_one = [&](const std::vector<EnvLayout>& layouts, std::size_t i,
+                        const PlanContext& context, bool tree) {
     const EnvLayout& layout = layouts[i];
-    rendered[i] =
-        render_env(layout, layout.shared_service_account ? merged.at(account_key(layout)) : own[i],
-                   context, tree);
-  });
-
-  return assemble(layouts, std::move(rendered), tree, diagnostics, {program_inputs_file(context)});
+    return render_env(layout,
+                      layout.shared_service_account ? merged.at(account_key(layout)) : own[i],
+                      context, tree);
+  };
+  return render_program(program, ir::Platform::openshift, scope, diagnostics, render_one,
+                        &kube::kAdminIndex, prepare);
 }
 
 }  // namespace mlenv::target::openshift

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "compiler/base/parallel.h"
 #include "compiler/base/sha256.h"
 #include "platforms/common/assembly.h"
 #include "platforms/common/boot_json.h"
@@ -99,8 +98,8 @@ void check_script_values(const ir::Env& env, Diagnostics& diagnostics) {
 }
 
 // apply submits the script (PLAN_JSON.md): the env has no objects, so after nothing.
-PlanSteps plan_steps(const ir::Env& env) {
-  PlanSteps steps;
+PlanActions plan_actions(const ir::Env& env) {
+  PlanActions steps;
   Value& submit = steps.actions.push(Value::map());
   submit.set("action", "submit");
   submit.set("after", "");
@@ -156,7 +155,7 @@ EnvOutput render_env(const EnvLayout& layout, const PlanContext& context, bool t
   std::sort(listed.begin(), listed.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });
   out.files.push_back(
-      {layout.dir + "/plan.json", plan_json(layout, context, {}, listed, plan_steps(env))});
+      {layout.dir + "/plan.json", plan_json(layout, context, {}, listed, plan_actions(env))});
   return out;
 }
 
@@ -181,21 +180,13 @@ std::vector<std::string> SlurmTarget::check(const ir::Program& program,
 
 Output SlurmTarget::render(const ir::Program& program, Diagnostics& diagnostics,
                            Scope scope) const {
-  const bool tree = scope == Scope::Tree;
-  PlanContext context;
-  context.platform = ir::Platform::slurm;
-  context.source = program.source;
-  if (tree) context.inputs = plan_inputs(program.inputs);
-  const std::size_t n = program.envs.size();
-  std::vector<EnvLayout> layouts;
-  layouts.reserve(n);
-  for (const ir::Env& env : program.envs) layouts.push_back(make_layout(env));
-  std::vector<EnvOutput> rendered(n);
-  parallel_for(n, [&](std::size_t i) {
-    rendered[i] = render_env(layouts[i], context, tree);
-    if (layouts[i].env->on_host) rendered[i].notes.push_back({"", kHostNote});
-  });
-  return assemble(layouts, std::move(rendered), tree, diagnostics, {program_inputs_file(context)});
+  auto render_one = [](const std::vector<EnvLayout>& layouts, std::size_t i,
+                       const PlanContext& context, bool tree) {
+    EnvOutput out = render_env(layouts[i], context, tree);
+    if (layouts[i].env->on_host) out.notes.push_back({"", kHostNote});
+    return out;
+  };
+  return render_program(program, ir::Platform::slurm, scope, diagnostics, render_one);
 }
 
 }  // namespace mlenv::target::slurm
