@@ -44,8 +44,10 @@ class Provider {
   /// for rules that depend on it (a label that hands the object to another controller).
   virtual std::string replace_reason(std::string_view kind, std::string_view path,
                                      const std::map<std::string, std::string>& object) const = 0;
-  /// Changes of env directory `unit` that are no object's (Slurm's job), from the unit's
-  /// `paths` that differ between `before` and `after`; added to `diff`.
+  /// What the changes of env directory `unit` do beyond their fields, from the unit's `paths`
+  /// that differ between `before` and `after`: notes and replacements on the changes the
+  /// differ found for the unit's objects (the last ones of `diff`), and changes that are no
+  /// object's (Slurm's job).
   virtual void diff_unit(const plan::PlanTree& before, const plan::PlanTree& after,
                          const std::string& unit, const std::vector<std::string>& paths,
                          plan::PlanDiff& diff) const = 0;

@@ -217,8 +217,6 @@ void diff_unit(const PlanTree& before, const PlanTree& after, const std::string&
     ++diff.inputs_changed;
     return;
   }
-  // What the platform does besides objects (a Slurm job), as its provider sees it.
-  provider.diff_unit(before, after, unit, paths, diff);
   std::map<std::string, ObjectFile> objects = object_files(before, unit);
   for (auto& [file, object] : object_files(after, unit)) {
     object.shared = object.shared || objects[file].shared;
@@ -241,6 +239,9 @@ void diff_unit(const PlanTree& before, const PlanTree& after, const std::string&
       diff.files.push_back(file_change(path, before.read(path), after.read(path)));
     }
   }
+  // What a change does on the platform beyond its fields (pods roll, a run is re-created, a
+  // Slurm job), as the env's provider sees it.
+  provider.diff_unit(before, after, unit, paths, diff);
 }
 
 }  // namespace

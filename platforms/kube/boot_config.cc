@@ -1,5 +1,7 @@
 #include "platforms/kube/builders.h"
 
+#include "compiler/base/sha256.h"
+
 namespace mlenv::target::kube {
 
 BootPlacement pod_placement(const EnvLayout& layout) {
@@ -19,6 +21,10 @@ Object boot_config_map(const EnvLayout& layout, const std::string& boot_json) {
   o.order = ApplyOrder::Config;
   o.body.set("data", Value::map()).set("boot.json", boot_json);
   return o;
+}
+
+void add_boot_digest(PodExtras& extras, const std::string& boot_json) {
+  extras.annotations[kBootConfigAnnotation] = sha256_hex(boot_json);
 }
 
 }  // namespace mlenv::target::kube

@@ -38,6 +38,15 @@ BootPlacement pod_placement(const EnvLayout& layout);
 /// The ConfigMap `<env>-boot` holding boot.json.
 Object boot_config_map(const EnvLayout& layout, const std::string& boot_json);
 
+/// The pod template annotation holding the SHA-256 of the env's boot.json. The kubelet never
+/// restarts a pod for a changed ConfigMap, and mlenv-boot reads its config once at start: the
+/// digest in the template makes a changed config a changed template, so a StatefulSet rolls
+/// its pods and a run's workload is re-created (a Job's template cannot change in place).
+inline constexpr const char* kBootConfigAnnotation = "mlenv.dev/boot-config-sha256";
+
+/// Adds the kBootConfigAnnotation of `boot_json` to the pod template's annotations.
+void add_boot_digest(PodExtras& extras, const std::string& boot_json);
+
 /// The headless Service: peers resolve before readiness (`publishNotReadyAddresses`).
 Object headless_service(const EnvLayout& layout);
 /// The Service in front of one exposed tool: targets only the proxy port, and only pod 0.

@@ -40,8 +40,9 @@ kube::PodExtras pod_extras(const EnvLayout& layout) {
   return extras;
 }
 
-Object workload(const EnvLayout& layout) {
+Object workload(const EnvLayout& layout, const std::string& boot_json) {
   kube::PodExtras extras = pod_extras(layout);
+  kube::add_boot_digest(extras, boot_json);
   if (layout.is_job) return kube::jobset(layout, extras, workload_labels(layout));
   Object o = kube::statefulset(layout, extras);
   if (Value* labels = o.body.find("metadata")->find("labels")) {
@@ -146,7 +147,7 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
   for (Object& o : kube::shared_claims(layout)) objects.push_back(std::move(o));
   objects.push_back(kube::boot_config_map(layout, boot_json));
   objects.push_back(kube::headless_service(layout));
-  objects.push_back(workload(layout));
+  objects.push_back(workload(layout, boot_json));
   // Nothing outside the env reaches its pods: tools are reached with port-forward, which the
   // API server tunnels past NetworkPolicy.
   objects.push_back(kube::network_policy(layout, Value()));

@@ -49,6 +49,7 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
   std::string networks = kube::networks_annotation(layout);
   if (!networks.empty()) extras.annotations["k8s.v1.cni.cncf.io/networks"] = networks;
   add_oauth_proxies(layout, extras);
+  kube::add_boot_digest(extras, boot_json);
   objects.push_back(kube::workload(layout, extras));
   for (const ExposedService& s : layout.services) objects.push_back(route(layout, s));
   Value router = Value::map();
