@@ -36,7 +36,7 @@ int run_check(const Args& args) {
       if (compilation->diagnostics.has_errors()) compilation->program.reset();
     }
     print_diagnostics(*compilation, json);
-    // What the cluster needs (JobSet, Kueue, Pod Security); JSON lines hold diagnostics only.
+    // What the cluster needs (controllers, Pod Security); JSON lines hold diagnostics only.
     if (compilation->program && !json) {
       target::Output out;
       out.notes = std::move(notes);

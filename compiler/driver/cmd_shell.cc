@@ -17,7 +17,7 @@ constexpr const char* kUsage =
     "Opens a login shell (bash, else sh) in the main container of rank N's pod of the env ENV\n"
     "(or CLUSTER/ENV), with `oc exec`: the job's variables (NCCL_*, MASTER_ADDR, NODE_RANK,\n"
     "...) are set, /workspace is the home. On Slurm, a login shell on rank N's node inside the\n"
-    "running job (`srun --jobid --overlap --pty bash -l`), on the host, not in the image.\n"
+    "running job, on the host, not in the image.\n"
     "Exits with the shell's status.\n"
     "\n"
     "  --rank N               the rank (default 0: the pod that runs the services)\n"

@@ -40,7 +40,8 @@ struct PlanSecret {
   int random_bytes = 0;
 };
 
-/// An SCC the env's ServiceAccount must be allowed to `use`; apply checks it, never grants it.
+/// An admission policy (OpenShift's) the env's ServiceAccount must be allowed to `use`; apply
+/// checks it, never grants it.
 struct PlanGrant {
   std::string scc;
   std::string service_account;
@@ -50,7 +51,7 @@ struct PlanGrant {
 struct PlanAction {
   std::string action;            ///< "build", "push", "rollout", "complete" or "submit" (Slurm)
   std::string after;             ///< `Kind/name` of an object of the env
-  std::string build_config;      ///< build: the BuildConfig to start
+  std::string build_config;      ///< build: the build configuration to start
   std::string image_stream_tag;  ///< build: `stream:tag` holding the built image
   std::string image;       ///< build: the image reference workloads name, replaced by the digest;
                            ///< push: the image built and pushed

@@ -1,6 +1,6 @@
 #pragma once
 // Builders of the plain Kubernetes objects of an env. They take an EnvLayout and return
-// objects; OpenShift-only pieces (SCC, Route, BuildConfig, oauth-proxy) live in
+// objects; OpenShift-only pieces (admission, Route, builds, oauth-proxy) live in
 // platforms/openshift/ and are passed in as PodExtras, so a plain Kubernetes target reuses these.
 
 #include <map>
@@ -85,9 +85,9 @@ Object workload(const EnvLayout& layout, const PodExtras& extras);
 
 /// Who a container runs as.
 enum class ContainerUser {
-  Assigned,     ///< the UID the SCC assigns (restricted-v2), never root
+  Assigned,     ///< the UID admission assigns (restricted-v2), never root
   RootIpcLock,  ///< UID 0 with only IPC_LOCK: the one way the capability is effective
-  Nobody,       ///< UID 65534, for sidecars of a pod whose SCC assigns no UID (RunAsAny)
+  Nobody,       ///< UID 65534, for sidecars of a pod whose admission assigns no UID (RunAsAny)
 };
 /// The UID of `nobody`, which sidecars run as beside a root RDMA container.
 inline constexpr int kNobodyUid = 65534;
