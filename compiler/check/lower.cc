@@ -63,9 +63,7 @@ ir::Cluster lower_cluster(const Value& cluster, const std::string& env_name) {
   ir::Cluster c;
   c.name = cluster.decl.empty() ? env_name + "-cluster" : cluster.decl;
   const std::string platform = text_at(&cluster, {"platform"});
-  c.platform = platform == "kubernetes" ? ir::Platform::kubernetes
-               : platform == "slurm"    ? ir::Platform::slurm
-                                        : ir::Platform::openshift;
+  c.platform = ir::parse_platform(platform).value_or(ir::Platform::openshift);
   c.api = text_at(&cluster, {"api"});
   c.namespace_name = text_at(&cluster, {"namespace"});
   c.nodes = strings_at(&cluster, {"nodes"});

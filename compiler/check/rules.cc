@@ -11,6 +11,7 @@
 #include "compiler/check/rules_hygiene.h"
 #include "compiler/check/rules_usage.h"
 #include "compiler/check/value_paths.h"
+#include "compiler/ir/program.h"
 
 namespace mlenv::check {
 namespace {
@@ -250,25 +251,29 @@ void check_security(const EnvView& v, Diagnostics& diagnostics) {
 struct PlatformField {
   bool on_env;
   std::initializer_list<const char*> path;
-  std::initializer_list<const char*> platforms;
+  std::initializer_list<ir::Platform> platforms;
 };
 
+constexpr ir::Platform kOpenShift = ir::Platform::openshift;
+constexpr ir::Platform kKubernetes = ir::Platform::kubernetes;
+constexpr ir::Platform kSlurm = ir::Platform::slurm;
+
 const PlatformField kPlatformFields[] = {
-    {false, {"namespace"}, {"openshift", "kubernetes"}},
-    {false, {"storage"}, {"openshift", "kubernetes"}},
-    {false, {"security", "service_account"}, {"openshift", "kubernetes"}},
-    {false, {"security", "scc"}, {"openshift"}},
-    {false, {"topology"}, {"kubernetes"}},
-    {false, {"partition"}, {"slurm"}},
-    {false, {"account"}, {"slurm"}},
-    {false, {"qos"}, {"slurm"}},
-    {false, {"time"}, {"slurm"}},
-    {false, {"workspace_dir"}, {"slurm"}},
-    {false, {"datasets_dir"}, {"slurm"}},
-    {true, {"storage"}, {"openshift", "kubernetes"}},
-    {true, {"queue"}, {"kubernetes"}},
-    {true, {"priority"}, {"kubernetes"}},
-    {true, {"image", "pull_secret"}, {"kubernetes"}},
+    {false, {"namespace"}, {kOpenShift, kKubernetes}},
+    {false, {"storage"}, {kOpenShift, kKubernetes}},
+    {false, {"security", "service_account"}, {kOpenShift, kKubernetes}},
+    {false, {"security", "scc"}, {kOpenShift}},
+    {false, {"topology"}, {kKubernetes}},
+    {false, {"partition"}, {kSlurm}},
+    {false, {"account"}, {kSlurm}},
+    {false, {"qos"}, {kSlurm}},
+    {false, {"time"}, {kSlurm}},
+    {false, {"workspace_dir"}, {kSlurm}},
+    {false, {"datasets_dir"}, {kSlurm}},
+    {true, {"storage"}, {kOpenShift, kKubernetes}},
+    {true, {"queue"}, {kKubernetes}},
+    {true, {"priority"}, {kKubernetes}},
+    {true, {"image", "pull_secret"}, {kKubernetes}},
 };
 
 std::string dotted(std::initializer_list<const char*> path) {
@@ -277,8 +282,13 @@ std::string dotted(std::initializer_list<const char*> path) {
   return out;
 }
 
-bool has_platform(std::initializer_list<const char*> platforms, const std::string& platform) {
-  for (const char* p : platforms) {
+// The cluster's platform, read once from its `platform` field (the schema's enum).
+ir::Platform platform_of(const Value* cluster) {
+  return ir::parse_platform(text_at(cluster, {"platform"})).value_or(kOpenShift);
+}
+
+bool has_platform(std::initializer_list<ir::Platform> platforms, ir::Platform platform) {
+  for (ir::Platform p : platforms) {
     if (platform == p) return true;
   }
   return false;
@@ -306,19 +316,17 @@ SourceRange chosen_at(const Value* root, std::initializer_list<const char*> path
 class PlatformReport {
  public:
   PlatformReport(const EnvView& v, std::set<std::string>& reported, Diagnostics& diagnostics)
-      : v_(v),
-        platform_(text_at(v.cluster, {"platform"})),
-        reported_(reported),
-        diagnostics_(diagnostics) {}
+      : v_(v), platform_(platform_of(v.cluster)), reported_(reported), diagnostics_(diagnostics) {}
 
-  const std::string& platform() const { return platform_; }
+  ir::Platform platform() const { return platform_; }
 
   /// `from`: where the value was declared, when `at` is the assignment that chose it.
   void not_applicable(const std::string& field, const SourceRange& at,
                       const Value* from = nullptr) {
     if (!first(field, at)) return;
     Diagnostic& d = diagnostics_.report(
-        Code::E0418, at, "`" + field + "` does not apply on platform `" + platform_ + "`",
+        Code::E0418, at,
+        "`" + field + "` does not apply on platform `" + ir::platform_name(platform_) + "`",
         "remove it, or change the cluster's `platform` (mlenvc explain E0418 lists the fields)");
     if (from) d.notes.push_back({"`" + from->decl + "` is declared here", declared_at(*from)});
     d.notes.push_back(
@@ -327,8 +335,9 @@ class PlatformReport {
 
   void missing(const std::string& field, const SourceRange& at, const std::string& why) {
     if (!first(field, at)) return;
-    Diagnostic& d = diagnostics_.report(Code::E0419, at,
-                                        "platform `" + platform_ + "` needs `" + field + "`", why);
+    Diagnostic& d = diagnostics_.report(
+        Code::E0419, at,
+        "platform `" + std::string(ir::platform_name(platform_)) + "` needs `" + field + "`", why);
     d.notes.push_back(
         {"env `" + v_.name + "` runs on this cluster", range_at(v_.env, {"cluster"})});
   }
@@ -340,15 +349,15 @@ class PlatformReport {
 
  private:
   const EnvView& v_;
-  std::string platform_;
+  ir::Platform platform_;
   std::set<std::string>& reported_;
   Diagnostics& diagnostics_;
 };
 
 // What each platform cannot do without; and `image.registry`, which only OpenShift ignores.
 void check_platform_needs(const EnvView& v, PlatformReport& report, Diagnostics& diagnostics) {
-  const std::string& platform = report.platform();
-  if (platform != "slurm") {
+  const ir::Platform platform = report.platform();
+  if (platform != kSlurm) {
     if (!v.cluster->get("namespace")) {
       report.missing("namespace", declared_at(*v.cluster), "every object lives in it");
     }
@@ -360,15 +369,15 @@ void check_platform_needs(const EnvView& v, PlatformReport& report, Diagnostics&
     report.missing("partition", declared_at(*v.cluster), "sbatch submits to it");
   }
   const Value* image = v.env.get("image");
-  if (!image && platform != "slurm") {
+  if (!image && platform != kSlurm) {
     report.missing("image", declared_at(v.env),
                    "its pods run the image; only a Slurm job can run on the host");
   }
   const Value* registry = get_path(image, {"registry"});
-  if (platform == "kubernetes" && image && !registry) {
+  if (platform == kKubernetes && image && !registry) {
     report.missing("image.registry", declared_at(*image),
                    "the built image is pushed there and every node pulls it from there");
-  } else if (platform == "openshift" && registry && report.first("registry", registry->range)) {
+  } else if (platform == kOpenShift && registry && report.first("registry", registry->range)) {
     diagnostics.report(Code::W0402, registry->range,
                        "`image.registry` is ignored on OpenShift: env `" + v.name +
                            "` is built into its ImageStream");
@@ -420,7 +429,7 @@ void check_platform_fields(const EnvView& v, std::set<std::string>& reported,
     report.not_applicable((f.on_env ? "" : "cluster.") + dotted(f.path), at,
                           at != value->range ? value : nullptr);
   }
-  if (report.platform() == "slurm") check_slurm_fields(v, report);
+  if (report.platform() == kSlurm) check_slurm_fields(v, report);
   check_platform_needs(v, report, diagnostics);
 }
 
@@ -473,7 +482,7 @@ void Checker::check_rules(const Value& env, const DeclState& state) {
   }
   check_platform_fields(view, reported_platform_, diagnostics_);
   // On Slurm the job runs on the host: its rails need no attachment (E0402).
-  const bool in_pods = text_at(cluster, {"platform"}) != "slurm";
+  const bool in_pods = platform_of(cluster) != kSlurm;
   if (view.uses_rdma && rdma && in_pods) {
     check_rail_attachments(view, reported_rails_, diagnostics_);
   }

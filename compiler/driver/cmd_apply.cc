@@ -2,13 +2,13 @@
 
 #include <iostream>
 
+#include "compiler/apply/apply_session.h"
 #include "compiler/base/file_system.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/options.h"
 #include "compiler/driver/pipeline.h"
-#include "compiler/plan/apply/apply_session.h"
-#include "targets/target.h"
+#include "platforms/target.h"
 
 namespace mlenv::driver {
 namespace {
@@ -19,12 +19,13 @@ constexpr const char* kUsage =
     "\n"
     "Applies every env plan under PLAN_DIR (default: plans/ of the repository) that is\n"
     "committed at HEAD and fresh, with server-side apply (field manager `mlenvc`), in order.\n"
-    "It checks that each Namespace exists and that each env's ServiceAccount may use its SCC,\n"
-    "creates missing Secrets with random bytes, builds images (only when the Dockerfile or\n"
-    "_runtime/ changed) and runs workloads by the built digest, waits for rollouts, and\n"
-    "prunes objects that left the plan. An env applied from PLAN_DIR that the plan no longer\n"
-    "holds is destroyed: its objects deleted newest first, as `mlenvc destroy` does.\n"
-    "PVCs, PersistentVolumes, Namespaces, SCCs, `_admin` objects and shared objects\n"
+    "It checks that each Namespace exists and that each env's ServiceAccount may use the\n"
+    "admission policy its pods need (OpenShift), creates missing Secrets with random bytes,\n"
+    "builds images (only when the Dockerfile or _runtime/ changed) and runs workloads by the\n"
+    "built digest, waits for rollouts, and prunes objects that left the plan. An env applied\n"
+    "from PLAN_DIR that the plan no longer holds is destroyed: its objects deleted newest\n"
+    "first, as `mlenvc destroy` does.\n"
+    "PVCs, PersistentVolumes, Namespaces, admission policies, `_admin` objects and shared objects\n"
     "(<cluster>/_shared/...) are deleted only when --allow-destroy names each of them.\n"
     "\n"
     "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
@@ -32,7 +33,7 @@ constexpr const char* kUsage =
     "  --allow-destroy=ADDR   allow deleting ADDR (<cluster>/<env>/<Kind>/<name>); repeatable\n"
     "  --timeout=DURATION     limit for each client call, build, rollout and wait (default 30m)\n"
     "  --wait                 wait for each run (Job) to finish; exit 3 when one failed\n"
-    "  --admin                apply only the `_admin` objects (SCC, its Role and RoleBinding):\n"
+    "  --admin                apply only the `_admin` objects (admission policy, Role, binding):\n"
     "                         the platform team, once, with cluster-admin rights\n";
 
 }  // namespace

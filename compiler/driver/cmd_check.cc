@@ -5,7 +5,7 @@
 #include "compiler/driver/commands.h"
 #include "compiler/driver/options.h"
 #include "compiler/driver/pipeline.h"
-#include "targets/target.h"
+#include "platforms/target.h"
 
 namespace mlenv::driver {
 
@@ -32,7 +32,7 @@ int run_check(const Args& args) {
     std::vector<std::string> notes;
     auto compilation = check_file(path, disk, notes);
     print_diagnostics(*compilation, json);
-    // What the cluster needs (JobSet, Kueue, Pod Security); JSON lines hold diagnostics only.
+    // What the cluster needs (controllers, Pod Security); JSON lines hold diagnostics only.
     if (compilation->program && !json) {
       target::Output out;
       out.notes = std::move(notes);

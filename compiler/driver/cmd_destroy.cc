@@ -2,10 +2,10 @@
 
 #include <iostream>
 
+#include "compiler/apply/destroy.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/options.h"
-#include "compiler/plan/apply/destroy.h"
 
 namespace mlenv::driver {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <iostream>
 
+#include "compiler/day2/commands.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/day2_options.h"
-#include "compiler/plan/day2/commands.h"
 
 namespace mlenv::driver {
 namespace {
@@ -15,7 +15,7 @@ constexpr const char* kUsage =
     "Prints the log of every rank of the env ENV (or CLUSTER/ENV), rank after rank, each line\n"
     "prefixed with its rank (`[1] ...`). With -f, follows every rank at once until Ctrl-C;\n"
     "lines of different ranks never mix within a line. A Slurm env's log is its job's output\n"
-    "and error files (lines srun labelled with a rank as `[N] `, the script's own as `[job] `);\n"
+    "and error files (each rank's lines shown as `[N] `, the batch script's own as `[job] `);\n"
     "-f follows them until the job ends.\n"
     "\n"
     "  -f, --follow           follow the logs of every rank as they grow\n"

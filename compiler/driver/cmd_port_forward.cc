@@ -2,9 +2,9 @@
 
 #include <iostream>
 
+#include "compiler/day2/commands.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/day2_options.h"
-#include "compiler/plan/day2/commands.h"
 
 namespace mlenv::driver {
 namespace {

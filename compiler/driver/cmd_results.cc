@@ -2,11 +2,11 @@
 
 #include <iostream>
 
+#include "compiler/apply/results.h"
+#include "compiler/apply/runner.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/options.h"
-#include "compiler/plan/apply/results.h"
-#include "compiler/plan/apply/runner.h"
 
 namespace mlenv::driver {
 namespace {

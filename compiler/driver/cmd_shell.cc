@@ -4,9 +4,9 @@
 
 #include <iostream>
 
+#include "compiler/day2/commands.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/day2_options.h"
-#include "compiler/plan/day2/commands.h"
 
 namespace mlenv::driver {
 namespace {
@@ -17,9 +17,8 @@ constexpr const char* kUsage =
     "Opens a login shell (bash, else sh) in the main container of rank N's pod of the env ENV\n"
     "(or CLUSTER/ENV), with `oc exec`: the job's variables (NCCL_*, MASTER_ADDR, NODE_RANK,\n"
     "...) are set, /workspace is the home. On Slurm, a login shell on rank N's node inside the\n"
-    "running job (`srun --jobid --overlap --pty bash -l`), on the host, not in the image: a\n"
-    "new step of the job, with Slurm's SLURM_* variables but none that mlenv-boot set for\n"
-    "the workers (RANK, MASTER_ADDR, NCCL_*).\n"
+    "running job, on the host, not in the image: a new step of the job, with Slurm's SLURM_*\n"
+    "variables but none that mlenv-boot set for the workers (RANK, MASTER_ADDR, NCCL_*).\n"
     "Exits with the shell's status.\n"
     "\n"
     "  --rank N               the rank (default 0: the pod that runs the services)\n"

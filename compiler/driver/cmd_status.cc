@@ -2,9 +2,9 @@
 
 #include <iostream>
 
+#include "compiler/day2/commands.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/day2_options.h"
-#include "compiler/plan/day2/commands.h"
 
 namespace mlenv::driver {
 namespace {
@@ -14,10 +14,10 @@ constexpr const char* kUsage =
     "\n"
     "Shows the env ENV (or CLUSTER/ENV; every applied env when none is named) as the cluster\n"
     "runs it: each rank's pod, node, phase, restarts and the transport its mlenv-boot chose\n"
-    "(rdma or tcp, from /run/mlenv/status.json in the pod), the latest build of its\n"
-    "BuildConfig and the URLs of its Routes. The env's namespace and ranks come from its last\n"
-    "apply (refs/mlenv/applied/<cluster>/<env>). A Slurm env shows its job's state and each\n"
-    "rank's node (squeue, else sacct) and the job's log file.\n"
+    "(rdma or tcp, from /run/mlenv/status.json in the pod), the latest build of its image\n"
+    "and the URLs it exposes. The env's namespace and ranks come from its last apply\n"
+    "(refs/mlenv/applied/<cluster>/<env>). A Slurm env shows its job's state, each rank's\n"
+    "node and the job's log file.\n"
     "\n"
     "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
     "  --timeout=DURATION     limit for each client call (default 60s)\n";
@@ -30,7 +30,7 @@ int run_status(const Args& args) {
     std::cout << kUsage;
     return 0;
   }
-  plan::day2::Target target;
+  plan::day2::EnvRequest target;
   if (!read_target(options, {"status", kUsage, 0, 1, "60s"}, target)) return 1;
   Diagnostics diagnostics;
   return finish(plan::day2::show_status(target, std::cout, diagnostics), diagnostics);

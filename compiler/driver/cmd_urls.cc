@@ -2,9 +2,9 @@
 
 #include <iostream>
 
+#include "compiler/day2/commands.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/day2_options.h"
-#include "compiler/plan/day2/commands.h"
 
 namespace mlenv::driver {
 namespace {
@@ -26,7 +26,7 @@ int run_urls(const Args& args) {
     std::cout << kUsage;
     return 0;
   }
-  plan::day2::Target target;
+  plan::day2::EnvRequest target;
   if (!read_target(options, {"urls", kUsage, 1, 1, "60s"}, target)) return 1;
   Diagnostics diagnostics;
   return finish(plan::day2::show_urls(target, std::cout, diagnostics), diagnostics);

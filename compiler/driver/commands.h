@@ -18,7 +18,7 @@ int run_build(const Args& args);    ///< cmd_build.cc: render the output tree or
 int run_get(const Args& args);      ///< cmd_get.cc: fetch git imports, write mlenv.lock
 int run_results(const Args& args);  ///< cmd_results.cc: an acceptance run's result
 int run_lsp(const Args& args);      ///< cmd_lsp.cc: the language server (compiler/lsp/)
-// The day-2 commands, on an applied env (compiler/plan/day2/).
+// The day-2 commands, on an applied env (compiler/day2/).
 int run_status(const Args& args);        ///< cmd_status.cc: pods, transport, build, URLs
 int run_shell(const Args& args);         ///< cmd_shell.cc: a shell in a rank's pod
 int run_logs(const Args& args);          ///< cmd_logs.cc: every rank's log, prefixed

@@ -2,8 +2,8 @@
 
 #include <iostream>
 
+#include "compiler/apply/runner.h"
 #include "compiler/diag/render.h"
-#include "compiler/plan/apply/runner.h"
 
 namespace mlenv::driver {
 
@@ -12,7 +12,7 @@ int usage_error(const char* command, const std::string& message, const char* usa
   return 1;
 }
 
-bool read_target(const Options& options, const CommandLine& line, plan::day2::Target& target) {
+bool read_target(const Options& options, const CommandLine& line, plan::day2::EnvRequest& target) {
   if (!options.error.empty()) return usage_error(line.command, options.error, line.usage) == 0;
   const std::size_t count = options.positional.size();
   if (count < line.min_args || count > line.max_args) {

@@ -7,7 +7,7 @@
 
 #include "compiler/diag/diagnostic.h"
 #include "compiler/driver/options.h"
-#include "compiler/plan/day2/session.h"
+#include "platforms/kube/day2/session.h"
 
 namespace mlenv::driver {
 
@@ -23,7 +23,7 @@ struct CommandLine {
 /// Fills `target` from the env (the first positional argument, "" when none), --kubectl and
 /// --timeout; prints the error and the usage to stderr and returns false when the options or
 /// the number of arguments are wrong.
-bool read_target(const Options& options, const CommandLine& line, plan::day2::Target& target);
+bool read_target(const Options& options, const CommandLine& line, plan::day2::EnvRequest& target);
 
 /// Prints `message` and `usage` for `command` to stderr; returns 1.
 int usage_error(const char* command, const std::string& message, const char* usage);

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/base/source.h"
@@ -29,7 +30,8 @@ enum class Attachment { sriov, existing };
 enum class EnvKind { dev, run, acceptance };
 enum class Service { vscode, jupyter, tensorboard };
 enum class Auth { oauth_proxy, none };
-/// What runs a cluster's envs; each has its own target (targets/target.h `make_target`).
+/// What runs a cluster's envs; each has its provider (platforms/provider.h), listed once in
+/// platforms/registry.cc. `slurm` is the last.
 enum class Platform { openshift, kubernetes, slurm };
 
 /// The name of a platform as written in programs and plan.json ("openshift").
@@ -43,6 +45,15 @@ constexpr const char* platform_name(Platform platform) {
       break;
   }
   return "openshift";
+}
+
+/// The platform spelled `name` (platform_name), or nullopt: programs and plan.json are read
+/// through this once, and everything after compares the enum.
+inline std::optional<Platform> parse_platform(std::string_view name) {
+  for (int i = 0; i <= static_cast<int>(Platform::slurm); ++i) {
+    if (name == platform_name(static_cast<Platform>(i))) return static_cast<Platform>(i);
+  }
+  return std::nullopt;
 }
 
 /// The CNI IPAM of an SR-IOV rail's attachment.
@@ -92,11 +103,11 @@ struct Storage {
 
 struct Security {
   std::string service_account;     ///< "" means the compiler names one (`<env>-sa`)
-  std::string scc;                 ///< "" means the compiler emits a custom IPC_LOCK-only SCC
+  std::string scc;                 ///< the admission policy the cluster names; "" for mlenvc's own
   bool unlimited_memlock = false;  ///< the runtime grants unlimited memlock: no IPC_LOCK needed
 };
 
-/// Where a Slurm cluster runs jobs (`#SBATCH` options); "" where unset.
+/// Where a batch cluster runs jobs (its scheduler's options); "" where unset.
 struct Slurm {
   std::string partition;
   std::string account;
@@ -117,15 +128,15 @@ struct Cluster {
   std::map<std::string, StorageAccess> classes;  ///< empty: unknown
   Network network;
   Security security;
-  std::string topology;  ///< Kueue's required topology level (a node label), "" for none
+  std::string topology;  ///< the scheduler's required topology level (a node label), "" for none
   Slurm slurm;
   SourceRange range;  ///< the declaration
 };
 
 struct Image {
-  std::string name;         ///< ImageStream name
+  std::string name;         ///< the image's name
   std::string from;         ///< pinned base image reference
-  std::string tag;          ///< ImageStream tag
+  std::string tag;          ///< the image's tag
   std::string registry;     ///< where the built image is pushed (Kubernetes, Slurm), "" for none
   std::string pull_secret;  ///< the Secret pods pull `registry` with (Kubernetes), "" for none
   std::vector<std::string> apt;
@@ -185,8 +196,8 @@ struct Env {
   std::map<std::string, std::string> labels;
   int master_port = 29500;
   int rdzv_port = 29400;
-  std::string queue;           ///< Kueue LocalQueue, "" for none
-  std::string priority;        ///< Kueue WorkloadPriorityClass, "" for none
+  std::string queue;           ///< the scheduler's queue the env waits in, "" for none
+  std::string priority;        ///< the scheduler's priority class, "" for none
   SourceRange range;           ///< the declaration
   SourceRange services_range;  ///< the `services` value, or the declaration
   /// Where `master_port` and `rdzv_port` were set, or the declaration where they are defaults:

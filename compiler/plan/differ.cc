@@ -10,8 +10,8 @@
 #include "compiler/plan/content_diff.h"
 #include "compiler/plan/plan_json.h"
 #include "compiler/plan/pod_claims.h"
-#include "compiler/plan/replace_rules.h"
 #include "compiler/plan/yaml_fields.h"
+#include "platforms/provider.h"
 
 namespace mlenv::plan {
 namespace {
@@ -57,8 +57,9 @@ Change whole_object(const std::string& address, Action action, const std::string
   return change;
 }
 
-Change compare_object(const std::string& address, const std::string& kind, const YAML::Node& before,
-                      const YAML::Node& after) {
+// `provider` says which changed fields force a replacement (its change semantics).
+Change compare_object(const platforms::Provider& provider, const std::string& address,
+                      const std::string& kind, const YAML::Node& before, const YAML::Node& after) {
   Change change;
   change.address = address;
   change.kind = kind;
@@ -78,7 +79,7 @@ Change compare_object(const std::string& address, const std::string& kind, const
     bool hide = sensitive_field(kind, path);
     if (was != nullptr) field.before = hide ? kSensitive : *was;
     if (now != nullptr) field.after = hide ? kSensitive : *now;
-    if (change.reason.empty()) change.reason = replace_reason(kind, path);
+    if (change.reason.empty()) change.reason = provider.replace_reason(kind, path, new_fields);
     change.fields.push_back(std::move(field));
   };
   auto a = old_fields.begin();
@@ -119,9 +120,9 @@ FileChange file_change(const std::string& path, const std::optional<std::string>
 }
 
 // Compares the objects of one file; `prefix` is the unit the addresses live in.
-void diff_file(const std::string& prefix, const std::string& path,
-               const std::optional<std::string>& before, const std::optional<std::string>& after,
-               PlanDiff& diff) {
+void diff_file(const platforms::Provider& provider, const std::string& prefix,
+               const std::string& path, const std::optional<std::string>& before,
+               const std::optional<std::string>& after, PlanDiff& diff) {
   std::map<std::string, YAML::Node> old_objects = parse_objects(before);
   std::map<std::string, YAML::Node> new_objects = parse_objects(after);
   if (old_objects.empty() && new_objects.empty()) {
@@ -140,7 +141,7 @@ void diff_file(const std::string& prefix, const std::string& path,
     } else if (now == new_objects.end()) {
       diff.changes.push_back(whole_object(full, Action::Delete, path));
     } else {
-      Change change = compare_object(full, kind_of(address), was->second, now->second);
+      Change change = compare_object(provider, full, kind_of(address), was->second, now->second);
       change.file = path;
       if (!change.fields.empty()) diff.changes.push_back(std::move(change));
     }
@@ -179,39 +180,35 @@ void diff_whole_file(const std::string& unit, const std::string& path, const Obj
       whole_object(unit + "/" + object.address, created ? Action::Create : Action::Delete, path));
 }
 
-// A Slurm env (plan.json `platform` `slurm`) has no objects: its run is the job apply submits.
-// The plan shows that job as `<unit>/SlurmJob/<env>`, created and deleted with the env and
-// replaced when a file it runs from (script, boot.json, Dockerfile) changed, because apply then
-// cancels the job and submits a new one (apply/slurm_apply.cc). `paths` are the unit's changed
-// files; plan.json alone (input digests) is not a change of the job.
-void diff_slurm_job(const PlanTree& before, const PlanTree& after, const std::string& unit,
-                    const std::vector<std::string>& paths, PlanDiff& diff) {
-  const std::string plan_json = unit + "/plan.json";
-  std::optional<std::string> old_plan = before.read(plan_json);
-  std::optional<std::string> new_plan = after.read(plan_json);
-  if (plan_json_string(new_plan ? *new_plan : old_plan.value_or(""), "platform") != "slurm") return;
-  const std::string env = unit.substr(unit.rfind('/') + 1);
-  Change job;
-  job.address = unit + "/SlurmJob/" + env;
-  job.kind = "SlurmJob";
-  job.action = Action::Replace;
-  job.file = unit + "/" + env + ".sbatch";
-  if (!old_plan || !new_plan) {
-    job.action = old_plan ? Action::Delete : Action::Create;
-  } else if (std::any_of(paths.begin(), paths.end(),
-                         [&](const std::string& path) { return path != plan_json; })) {
-    job.reason = "run spec changed";
-  } else {
-    return;
+// The provider of `unit`'s platform, from its plan.json (new, else old). `<cluster>/_admin`
+// has none: the first env of its cluster says.
+const platforms::Provider& unit_provider(const PlanTree& before, const PlanTree& after,
+                                         const std::string& unit) {
+  std::string plan_json = unit + "/plan.json";
+  if (is_admin_unit(unit)) {
+    const std::string cluster = unit.substr(0, unit.find('/') + 1);
+    for (const PlanTree* tree : {&after, &before}) {
+      auto it = tree->entries().lower_bound(cluster);
+      for (; it != tree->entries().end() && it->first.starts_with(cluster); ++it) {
+        if (it->first.ends_with("/plan.json")) {
+          plan_json = it->first;
+          break;
+        }
+      }
+    }
   }
-  diff.changes.push_back(std::move(job));
+  std::optional<std::string> text = after.read(plan_json);
+  if (!text) text = before.read(plan_json);
+  const std::string platform = text ? plan_json_string(*text, "platform") : "";
+  return platforms::provider(ir::parse_platform(platform).value_or(ir::Platform::openshift));
 }
 
 void diff_unit(const PlanTree& before, const PlanTree& after, const std::string& unit,
                const std::vector<std::string>& paths, PlanDiff& diff) {
+  const platforms::Provider& provider = unit_provider(before, after, unit);
   if (is_admin_unit(unit)) {
     for (const std::string& path : paths)
-      diff_file(unit, path, before.read(path), after.read(path), diff);
+      diff_file(provider, unit, path, before.read(path), after.read(path), diff);
     return;
   }
   const std::string plan_json = unit + "/plan.json";
@@ -220,7 +217,6 @@ void diff_unit(const PlanTree& before, const PlanTree& after, const std::string&
     ++diff.inputs_changed;
     return;
   }
-  diff_slurm_job(before, after, unit, paths, diff);
   std::map<std::string, ObjectFile> objects = object_files(before, unit);
   for (auto& [file, object] : object_files(after, unit)) {
     object.shared = object.shared || objects[file].shared;
@@ -235,7 +231,7 @@ void diff_unit(const PlanTree& before, const PlanTree& after, const std::string&
       if (had != (after.find(path) != nullptr)) {
         diff_whole_file(unit, path, object->second, !had, diff);
       } else {
-        diff_file(unit, path, before.read(path), after.read(path), diff);
+        diff_file(provider, unit, path, before.read(path), after.read(path), diff);
       }
       for (std::size_t i = first; i < diff.changes.size(); ++i)
         diff.changes[i].shared = object->second.shared;
@@ -243,6 +239,9 @@ void diff_unit(const PlanTree& before, const PlanTree& after, const std::string&
       diff.files.push_back(file_change(path, before.read(path), after.read(path)));
     }
   }
+  // What a change does on the platform beyond its fields (pods roll, a run is re-created, a
+  // Slurm job), as the env's provider sees it.
+  provider.diff_unit(before, after, unit, paths, diff);
 }
 
 }  // namespace

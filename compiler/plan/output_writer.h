@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-#include "targets/target.h"
+#include "platforms/target.h"
 
 namespace mlenv::plan {
 

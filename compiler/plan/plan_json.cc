@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "compiler/base/file_name.h"
+#include "compiler/diag/render.h"
 
 namespace mlenv::plan {
 namespace {
@@ -57,7 +58,26 @@ std::vector<PlanAction> derived_actions(const std::vector<PlanObject>& objects) 
   return out;
 }
 
+// The keys the day-2 commands read (`nodes`, `storage`, `ports`), each optional.
+void read_day2_keys(const YAML::Node& root, PlanManifest& plan) {
+  if (const YAML::Node nodes = root["nodes"]) plan.nodes = nodes.as<int>();
+  if (plan.nodes < 0) throw std::runtime_error("`nodes` is negative");
+  const YAML::Node storage = root["storage"];
+  std::string mode = storage ? storage.as<std::string>() : "per_pod";
+  if (mode != "rwx" && mode != "per_pod")
+    throw std::runtime_error("unknown storage `" + printable(mode) + "`");
+  plan.shared_workspace = mode == "rwx";
+  if (const YAML::Node ports = root["ports"]) {
+    for (const auto& item : ports) {
+      int port = item.second.as<int>();
+      if (port < 1 || port > 65535) throw std::runtime_error("a port is out of range");
+      plan.ports[item.first.as<std::string>()] = port;
+    }
+  }
+}
+
 void read_additions(const YAML::Node& root, PlanManifest& plan) {
+  read_day2_keys(root, plan);
   plan.env_kind = optional_text(root, "env_kind", "dev");
   if (plan.env_kind != "dev" && plan.env_kind != "run" && plan.env_kind != "acceptance")
     throw std::runtime_error("unknown env_kind `" + plan.env_kind + "`");
@@ -196,8 +216,13 @@ std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& 
     }
     plan.compiler_version = text_of(root, "compiler_version");
     // `target` before plans named the platform; those were all OpenShift's.
-    plan.platform = root["platform"] ? text_of(root, "platform") : text_of(root, "target");
-    if (plan.platform.empty()) plan.platform = "openshift";
+    const std::string platform =
+        root["platform"] ? text_of(root, "platform") : text_of(root, "target");
+    if (!platform.empty()) {
+      std::optional<ir::Platform> known = ir::parse_platform(platform);
+      if (!known) throw std::runtime_error("unknown platform `" + platform + "`");
+      plan.platform = *known;
+    }
     plan.source = text_of(root, "source");
     plan.cluster = text_of(root, "cluster");
     plan.env = text_of(root, "env");

@@ -2,10 +2,13 @@
 // Reading plan.json (PLAN_JSON.md), the inventory that plan diffs by and apply orders,
 // prunes and checks staleness by.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "compiler/ir/program.h"
 
 namespace mlenv::plan {
 
@@ -37,7 +40,8 @@ struct PlanSecret {
   int random_bytes = 0;
 };
 
-/// An SCC the env's ServiceAccount must be allowed to `use`; apply checks it, never grants it.
+/// An admission policy (OpenShift's) the env's ServiceAccount must be allowed to `use`; apply
+/// checks it, never grants it.
 struct PlanGrant {
   std::string scc;
   std::string service_account;
@@ -47,7 +51,7 @@ struct PlanGrant {
 struct PlanAction {
   std::string action;            ///< "build", "push", "rollout", "complete" or "submit" (Slurm)
   std::string after;             ///< `Kind/name` of an object of the env
-  std::string build_config;      ///< build: the BuildConfig to start
+  std::string build_config;      ///< build: the build configuration to start
   std::string image_stream_tag;  ///< build: `stream:tag` holding the built image
   std::string image;       ///< build: the image reference workloads name, replaced by the digest;
                            ///< push: the image built and pushed
@@ -59,7 +63,8 @@ struct PlanAction {
 struct PlanManifest {
   int format_version = 0;
   std::string compiler_version;
-  std::string platform;  ///< "openshift" or "kubernetes": which objects and actions to expect
+  /// Which provider applies it (platforms/provider.h): its objects, actions and day-2 driver.
+  ir::Platform platform = ir::Platform::openshift;
   std::string source;
   std::string cluster;
   std::string env;
@@ -72,6 +77,12 @@ struct PlanManifest {
   std::vector<PlanSecret> secrets;
   std::vector<PlanGrant> grants;
   std::vector<PlanAction> actions;  ///< absent in older plans: derived from the objects
+  /// `nodes`: pods (ranks) of the workload; 0 in plans written before the key.
+  int nodes = 0;
+  /// `storage` is `rwx`: one /workspace every pod mounts. Plans written before the key count
+  /// as per-pod storage, so sync copies to every pod (never too few).
+  bool shared_workspace = false;
+  std::map<std::string, int> ports;  ///< `ports`: tool name → port in the pod
 };
 
 /// Parses plan.json; on failure returns nullopt and says why in `error`.

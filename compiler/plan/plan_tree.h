@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "compiler/plan/blob_id.h"
-#include "targets/target.h"
+#include "platforms/target.h"
 
 namespace mlenv::plan {
 

@@ -11,7 +11,7 @@
 #include "compiler/check/check.h"
 #include "compiler/parse/parser.h"
 #include "compiler/syntax/format.h"
-#include "targets/target.h"
+#include "platforms/target.h"
 
 namespace {
 

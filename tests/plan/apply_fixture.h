@@ -7,8 +7,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "compiler/apply/apply_session.h"
 #include "compiler/diag/render.h"
-#include "compiler/plan/apply/apply_session.h"
+#include "compiler/plan/change.h"
 #include "compiler/plan/plan_session.h"
 #include "tests/plan/support.h"
 
@@ -22,6 +23,7 @@ struct ApplyFixture {
   std::string log;
   std::string replies;
   std::string saved_path;
+  PlanDiff planned;  ///< what the last commit_plan planned: apply must do exactly that
 
   ApplyFixture() {
     init_repo(dir.path());
@@ -69,6 +71,7 @@ struct ApplyFixture {
     std::vector<FakeEnv> all = others;
     all.insert(all.begin(), env);
     auto diff = session->diff(tree_from_output(render(all)), env.source, diagnostics);
+    planned = diff ? *diff : PlanDiff();
     if (diff && !diff->empty()) session->commit("plan\n", diagnostics);
     session->write_worktree(true, diagnostics);
   }

@@ -3,10 +3,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 
-#include "compiler/plan/apply/applyset.h"
-#include "compiler/plan/apply/runner.h"
+#include "compiler/apply/applyset.h"
+#include "compiler/apply/runner.h"
 #include "tests/plan/apply_fixture.h"
 
 namespace mlenv::plan {
@@ -535,8 +536,17 @@ TEST_CASE("a changed run replaces its Job: delete with its pods first, then crea
   CHECK(count(f.commands(), "oc delete") == 0);
   f.env.files["Dockerfile"] += "RUN pip install deepspeed\n";
   f.commit_plan();
+  // The plan says so: the run is replaced, and only the run.
+  REQUIRE(f.planned.count(Action::Replace) == 1);
+  CHECK(f.planned.count(Action::Update) + f.planned.count(Action::Delete) == 0);
+  const Change& replaced =
+      *std::find_if(f.planned.changes.begin(), f.planned.changes.end(),
+                    [](const Change& c) { return c.action == Action::Replace; });
+  CHECK(replaced.address == "barcelona/ml-dev-env/Job/trainer");
+  CHECK(replaced.reason == "its image is rebuilt: the Dockerfile changed");
   REQUIRE(f.apply() == 0);
   CHECK(count(f.commands(), "oc delete jobs.batch") == 1);
+  CHECK(count(f.commands(), "oc delete") == 1);
   CHECK(!applied_json(read_file(f.log), "Job").empty());
 }
 

@@ -17,10 +17,10 @@
 #include <filesystem>
 #include <thread>
 
-#include "compiler/plan/apply/results.h"
-#include "compiler/plan/day2/cluster_json.h"
-#include "compiler/plan/day2/commands.h"
-#include "compiler/plan/day2/line_stream.h"
+#include "compiler/apply/results.h"
+#include "compiler/day2/commands.h"
+#include "compiler/day2/line_stream.h"
+#include "platforms/kube/day2/cluster_json.h"
 #include "tests/plan/apply_fixture.h"
 #include "tests/plan/golden.h"
 

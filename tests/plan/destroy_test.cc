@@ -5,8 +5,8 @@
 
 #include <set>
 
-#include "compiler/plan/apply/applyset.h"
-#include "compiler/plan/apply/destroy.h"
+#include "compiler/apply/applyset.h"
+#include "compiler/apply/destroy.h"
 #include "compiler/plan/change.h"
 #include "compiler/plan/differ.h"
 #include "compiler/plan/summary.h"

@@ -8,9 +8,9 @@
 #include "compiler/plan/content_diff.h"
 #include "compiler/plan/differ.h"
 #include "compiler/plan/plan_json.h"
-#include "compiler/plan/replace_rules.h"
 #include "compiler/plan/summary.h"
 #include "compiler/plan/yaml_fields.h"
+#include "platforms/kube/replace_rules.h"
 #include "tests/plan/support.h"
 
 namespace mlenv::plan {
@@ -124,6 +124,102 @@ TEST_CASE("a changed run is a replace: a Job's pod template is immutable", "[pla
   // Labels change in place; every spec field is the run's.
   CHECK(replace_reason("Job", "metadata.labels.team").empty());
   CHECK(replace_reason("Job", "spec.parallelism") == "run spec changed");
+}
+
+// The pod template carries boot.json's digest (platforms/kube/builders.h kBootConfigAnnotation):
+// the kubelet restarts no pod for a changed ConfigMap, so the template must change.
+std::string boot_digest(const std::string& digest) {
+  return "  template:\n    metadata:\n      annotations:\n        mlenv.dev/boot-config-sha256: " +
+         digest + "\n";
+}
+
+TEST_CASE("a changed boot.json rolls a dev env's pods and is a new run", "[plan]") {
+  FakeEnv env = typical_env();
+  std::string& sts = object(env, "StatefulSet", "ml-dev-env").body;
+  sts.replace(sts.find("  template:\n"), 12, boot_digest("aaa"));
+  env.objects.push_back({"batch/v1", "Job", "trainer",
+                         "spec:\n  completions: 2\n" + boot_digest("aaa") +
+                             "    spec:\n      containers:\n      - name: main\n",
+                         10, false});
+  PlanTree before = tree_from_output(render({env}));
+  for (const char* kind : {"StatefulSet", "Job"}) {
+    std::string& body =
+        object(env, kind, kind == std::string("Job") ? "trainer" : "ml-dev-env").body;
+    body.replace(body.find("sha256: aaa"), 11, "sha256: bbb");
+  }
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  REQUIRE(diff.changes.size() == 2);
+  // A StatefulSet's template changes in place, and its pods roll.
+  CHECK(diff.changes[1].address == "barcelona/ml-dev-env/StatefulSet/ml-dev-env");
+  CHECK(diff.changes[1].action == Action::Update);
+  CHECK(text(diff).find("  ~ barcelona/ml-dev-env/StatefulSet/ml-dev-env\n"
+                        "      # rolls the pods: boot.json changed (mlenv-boot reads it once)\n") !=
+        std::string::npos);
+  // A Job's template is immutable: a new run, and the plan says why.
+  CHECK(diff.changes[0].address == "barcelona/ml-dev-env/Job/trainer");
+  CHECK(diff.changes[0].action == Action::Replace);
+  CHECK(text(diff).find("-/+ barcelona/ml-dev-env/Job/trainer\n"
+                        "      # forces replacement: run spec changed\n"
+                        "      # a new run: boot.json changed (mlenv-boot reads it once)\n") !=
+        std::string::npos);
+  CHECK(summary_line(diff) == "Plan: 0 to create, 1 to update, 1 to replace, 0 to delete.");
+}
+
+TEST_CASE("a rebuilt image replaces the env's runs, never silently", "[plan]") {
+  // apply deletes and re-creates a run whose image it rebuilds (compiler/apply/steps.cc): the
+  // plan lists that replacement, though the Job's own bytes are the same.
+  FakeEnv env = typical_env();
+  env.objects.push_back({"batch/v1", "Job", "trainer",
+                         "spec:\n  template:\n    spec:\n      containers:\n      - name: main\n",
+                         10, false});
+  PlanTree before = tree_from_output(render({env}));
+  env.files["Dockerfile"] += "RUN pip install deepspeed\n";
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  REQUIRE(diff.changes.size() == 1);
+  CHECK(diff.changes[0].address == "barcelona/ml-dev-env/Job/trainer");
+  CHECK(diff.changes[0].action == Action::Replace);
+  CHECK(diff.changes[0].reason == "its image is rebuilt: the Dockerfile changed");
+  CHECK(diff.changes[0].file == "barcelona/ml-dev-env/job-trainer.yaml");
+  CHECK(summary_line(diff) == "Plan: 0 to create, 0 to update, 1 to replace, 0 to delete.");
+  // An env whose image apply does not build keeps its runs.
+  FakeEnv prebuilt = env;
+  prebuilt.actions.clear();
+  prebuilt.objects.erase(
+      std::remove_if(prebuilt.objects.begin(), prebuilt.objects.end(),
+                     [](const testing::FakeObject& o) { return o.kind == "BuildConfig"; }),
+      prebuilt.objects.end());
+  before = tree_from_output(render({prebuilt}));
+  prebuilt.files["Dockerfile"] += "RUN pip install apex\n";
+  CHECK(diff_plans(before, tree_from_output(render({prebuilt}))).changes.empty());
+}
+
+TEST_CASE("a queued StatefulSet re-creates on changes Kueue's webhook refuses", "[plan]") {
+  // kubernetes-sigs/kueue pkg/controller/jobs/statefulset/statefulset_webhook.go ValidateUpdate:
+  // the queue label and spec.replicas (between non-zero counts) are immutable on a StatefulSet
+  // Kueue manages; the pod group's requests were admitted with it.
+  FakeEnv env = typical_env();
+  env.platform = "kubernetes";
+  std::string& sts = object(env, "StatefulSet", "ml-dev-env").body;
+  sts = "  labels:\n    kueue.x-k8s.io/queue-name: team-a\n" + sts;  // under metadata
+  PlanTree before = tree_from_output(render({env}));
+  sts.replace(sts.find("replicas: 2"), 11, "replicas: 3");
+  sts.replace(sts.find("nvidia.com/gpu: 4"), 17, "nvidia.com/gpu: 8");
+  PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
+  REQUIRE(diff.changes.size() == 1);
+  CHECK(diff.changes[0].action == Action::Replace);
+  CHECK(diff.changes[0].reason ==
+        "Kueue's webhook refuses it on a queued StatefulSet: re-created and admitted again");
+  // Without a queue the API server scales it in place; on OpenShift there is no Kueue.
+  for (const char* platform : {"kubernetes", "openshift"}) {
+    FakeEnv plain = typical_env();
+    plain.platform = platform;
+    PlanTree was = tree_from_output(render({plain}));
+    std::string& body = object(plain, "StatefulSet", "ml-dev-env").body;
+    body.replace(body.find("replicas: 2"), 11, "replicas: 3");
+    PlanDiff scaled = diff_plans(was, tree_from_output(render({plain})));
+    REQUIRE(scaled.changes.size() == 1);
+    CHECK(scaled.changes[0].action == Action::Update);
+  }
 }
 
 TEST_CASE("list items with names are addressed by name, odd keys are bracketed", "[plan]") {

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "compiler/plan/apply/destroy.h"
-#include "compiler/plan/apply/results.h"
+#include "compiler/apply/destroy.h"
+#include "compiler/apply/results.h"
 #include "tests/plan/apply_fixture.h"
 #include "tests/plan/golden.h"
 

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "compiler/plan/apply/results.h"
+#include "compiler/apply/results.h"
 #include "tests/plan/apply_fixture.h"
 
 namespace mlenv::plan {

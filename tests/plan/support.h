@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "targets/target.h"
+#include "platforms/target.h"
 
 namespace mlenv::plan::testing {
 

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <thread>
 
-#include "compiler/plan/apply/runner.h"
-#include "compiler/plan/apply/slurm_jobs.h"
+#include "compiler/apply/runner.h"
+#include "platforms/slurm/slurm_jobs.h"
 
 using namespace mlenv::plan::slurm;
 namespace fs = std::filesystem;

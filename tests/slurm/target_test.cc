@@ -2,7 +2,7 @@
 // and that a value which could change a script's structure is reported (E0530), not written.
 #include <catch2/catch.hpp>
 
-#include "targets/slurm/slurm_target.h"
+#include "platforms/slurm/slurm_target.h"
 
 using namespace mlenv;
 

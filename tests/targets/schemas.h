@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "targets/openapi/openapi.h"
+#include "platforms/openapi/openapi.h"
 
 namespace mlenv::testing {
 

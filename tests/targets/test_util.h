@@ -4,7 +4,7 @@
 #include <string>
 
 #include "compiler/diag/diagnostic.h"
-#include "targets/target.h"
+#include "platforms/target.h"
 
 namespace mlenv::testing {
 

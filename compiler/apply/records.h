@@ -1,0 +1,39 @@
+#pragma once
+// The records apply keeps: `refs/mlenv/applied/<cluster>/<env>` (and `applied-admin/` for
+// --admin), one commit per apply or destroy whose tree is the env directory applied (empty
+// after a destroy) and whose trailers say what it was built and labelled with.
+
+#include <string>
+
+#include "compiler/apply/steps.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/plan/git_repo.h"
+
+namespace mlenv::plan {
+
+/// The trailer naming the env directory a record was applied from, relative to the work tree.
+inline constexpr std::string_view kPlanDirTrailer = "Plan-Directory: ";
+
+/// `refs/mlenv/applied/`, or `refs/mlenv/applied-admin/` for --admin.
+const char* applied_refs(bool admin);
+
+/// A trailer (`Plan-Directory: `) of a record's message, "" when none.
+std::string trailer(const std::string& message, std::string_view key);
+
+/// Reads what `refs/mlenv/applied[-admin]/<env.unit>` recorded of `env`: its files, plan.json
+/// and trailers. A record of a destroyed env (an empty tree) reads as none.
+void load_applied_record(Repository& repo, bool admin, EnvPlan& env);
+
+/// Records that `env`'s plan directory, as committed at `head`, was applied (a commit of that
+/// tree on the env's ref, by compare-and-swap against the record read at load; E0708).
+/// `trailers` (lines of `Key: value\n`) are added to the record's message.
+bool record_applied(Repository& repo, const EnvPlan& env, bool admin, const ObjectId& head,
+                    const ObjectId& head_tree, Diagnostics& diagnostics,
+                    const std::string& trailers = "");
+
+/// Records that every object of `env`'s last record was deleted: a commit of the empty tree on
+/// its ref, `why` in the message (E0708 when the ref moved).
+bool record_destroyed(Repository& repo, const EnvPlan& env, bool admin, const std::string& why,
+                      Diagnostics& diagnostics);
+
+}  // namespace mlenv::plan

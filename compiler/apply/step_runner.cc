@@ -1,0 +1,290 @@
+#include "compiler/apply/step_runner.h"
+
+#include <sys/random.h>
+
+#include <cerrno>
+#include <chrono>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "compiler/apply/records.h"
+#include "compiler/diag/render.h"
+
+namespace mlenv::plan {
+namespace {
+
+// `n` bytes from the kernel's random source (getrandom(2), which blocks only until the pool is
+// initialised at boot); throws when it cannot provide them.
+std::string random_bytes(int n) {
+  std::string out(static_cast<std::size_t>(n), '\0');
+  std::size_t filled = 0;
+  while (filled < out.size()) {
+    ssize_t got = getrandom(out.data() + filled, out.size() - filled, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) throw std::runtime_error("no random bytes from the kernel");
+    filled += static_cast<std::size_t>(got);
+  }
+  return out;
+}
+
+// The first of podman, buildah and docker on PATH, or "" when none is.
+std::string find_image_builder() {
+  for (const char* name : {"podman", "buildah", "docker"}) {
+    if (std::optional<std::string> path = find_on_path(name)) return *path;
+  }
+  return "";
+}
+
+// The whitespace-separated words of `text`.
+std::set<std::string> words(const std::string& text) {
+  std::set<std::string> out;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) out.insert(word);
+  return out;
+}
+
+}  // namespace
+
+StepRunner::StepRunner(const ApplyRequest& request, std::string kubectl, std::string oc,
+                       std::ostream& out, Diagnostics& diagnostics)
+    : request_(request),
+      kubectl_(std::move(kubectl)),
+      oc_(std::move(oc)),
+      image_builder_(find_image_builder()),
+      out_(out),
+      diagnostics_(diagnostics),
+      timeout_(parse_duration(request.steps.timeout).value_or(1800)) {}
+
+bool StepRunner::run(const Step& step, const std::string& unit) {
+  unit_ = unit;
+  switch (step.kind) {
+    case StepKind::Run:
+      return run_plain(step);
+    case StepKind::RequireNamespace:
+      return require_namespace(step);
+    case StepKind::EnsureSecret:
+      return ensure_secret(step);
+    case StepKind::CheckGrant:
+      return check_grant(step);
+    case StepKind::Build:
+      return build(step);
+    case StepKind::WaitJob:
+      return wait_job(step);
+    case StepKind::Notice:
+      out_ << printable(step.subject) << '\n';
+      return true;
+  }
+  return false;
+}
+
+std::vector<std::string> StepRunner::argv(Client client,
+                                          const std::vector<std::string>& args) const {
+  std::vector<std::string> out{client == Client::Oc             ? oc_
+                               : client == Client::ImageBuilder ? image_builder_
+                                                                : kubectl_};
+  if (out[0].empty()) out[0] = "podman";  // no image builder: the command to run by hand
+  out.insert(out.end(), args.begin(), args.end());
+  return out;
+}
+
+void StepRunner::show(const std::vector<std::string>& command, const std::string& suffix) {
+  out_ << "$ " << printable(shell_words(command)) << printable(suffix) << '\n';
+  out_.flush();
+}
+
+std::optional<RunResult> StepRunner::call(const Step& step, const std::vector<std::string>& args,
+                                          const std::string& input, bool capture,
+                                          bool quiet_failure, int timeout) {
+  RunResult result =
+      run_command(argv(step.client, args), input, timeout > 0 ? timeout : timeout_, capture);
+  if (!result.timed_out && (result.status == 0 || quiet_failure)) return result;
+  Diagnostic& d = diagnostics_.report(
+      result.timed_out ? Code::E0707 : Code::E0706, {},
+      "`" + shell_words(args) + "` " +
+          (result.timed_out ? "did not finish within " + request_.steps.timeout
+                            : "exited with status " + std::to_string(result.status)));
+  d.notes.push_back({"nothing was pruned and `" + std::string(applied_refs(request_.steps.admin)) +
+                         unit_ + "` was not moved",
+                     {}});
+  return std::nullopt;
+}
+
+bool StepRunner::run_plain(const Step& step) {
+  std::string input = step.input;
+  std::string suffix;
+  if (!step.input.empty())
+    suffix = " < " + (step.input_from.empty() ? "(ApplySet parent)" : step.input_from);
+  if (!step.image.empty()) {
+    auto digest = digests_.find(step.image);
+    if (digest != digests_.end()) {
+      for (std::size_t at; (at = input.find(image_field(step.image))) != std::string::npos;)
+        input.replace(at, image_field(step.image).size(), image_field(digest->second));
+      suffix += " (image " + digest->second + ")";
+    } else if (request_.dry_run) {
+      suffix += " (image " + step.image + " by its built digest)";
+    }
+  }
+  if (step.client == Client::ImageBuilder && image_builder_.empty()) {
+    // Nothing here can build images: the exact command, for someone who can.
+    show(argv(step.client, step.args),
+         " (no podman, buildah or docker on PATH: run it where one is)");
+    return true;
+  }
+  show(argv(step.client, step.args), suffix);
+  return request_.dry_run || call(step, step.args, input, false).has_value();
+}
+
+bool StepRunner::require_namespace(const Step& step) {
+  show(argv(step.client, step.args));
+  if (request_.dry_run) return true;
+  std::optional<RunResult> result = call(step, step.args, "", true);
+  if (!result) return false;
+  if (!result->output.empty()) return true;
+  diagnostics_.report(Code::E0710, {}, "namespace `" + step.subject + "` does not exist",
+                      "ask the platform team to create it; apply never creates a Namespace");
+  return false;
+}
+
+bool StepRunner::ensure_secret(const Step& step) {
+  show(argv(step.client, step.args));
+  const std::string create_suffix = " < <random " + std::to_string(step.random_bytes) + " bytes>";
+  if (request_.dry_run) {
+    show(argv(step.client, step.then), create_suffix + " (when missing)");
+    return true;
+  }
+  std::optional<RunResult> found = call(step, step.args, "", true);
+  if (!found) return false;
+  if (!found->output.empty()) return true;
+  show(argv(step.client, step.then), create_suffix);
+  return call(step, step.then, random_bytes(step.random_bytes), false).has_value();
+}
+
+bool StepRunner::check_grant(const Step& step) {
+  show(argv(step.client, step.args));
+  if (request_.dry_run) return true;
+  std::optional<RunResult> result = call(step, step.args, "", true, true);
+  if (!result) return false;
+  std::set<std::string> answer = words(result->output);
+  if (result->status == 0 && answer.count("yes") != 0) return true;
+  if (answer.count("no") == 0) {
+    call(step, step.args, "", true);  // not an answer: report the failure as any other
+    return false;
+  }
+  const std::string as = step.args[4].substr(5);
+  Diagnostic& d = diagnostics_.report(
+      Code::E0711, {}, "`" + as + "` may not use SecurityContextConstraints `" + step.subject + "`",
+      "the platform team grants it once with `mlenvc apply --admin`");
+  d.notes.push_back({"the env's pods would be refused by SCC admission", {}});
+  return false;
+}
+
+bool StepRunner::build(const Step& step) {
+  if (request_.dry_run) {
+    if (step.rebuild) show(argv(step.client, step.then));
+    if (!step.args.empty())
+      show(argv(step.client, step.args), step.rebuild ? "" : " (start-build first when missing)");
+    return true;
+  }
+  if (!step.rebuild && !step.args.empty()) {
+    show(argv(step.client, step.args));
+    std::optional<RunResult> current = call(step, step.args, "", true, true);
+    if (!current) return false;
+    if (current->status == 0 && !current->output.empty()) {
+      digests_[step.image] = current->output;
+      return true;
+    }
+  }
+  if (!step.then.empty()) {
+    show(argv(step.client, step.then));
+    if (!call(step, step.then, "", false)) {
+      show(argv(step.client, step.on_failure));
+      RunResult log = run_command(argv(step.client, step.on_failure), "", timeout_, true);
+      std::string tail = printable(log.output, true);
+      out_ << tail << (tail.ends_with('\n') || tail.empty() ? "" : "\n");
+      return false;
+    }
+  }
+  if (step.args.empty()) return true;
+  show(argv(step.client, step.args));
+  std::optional<RunResult> built = call(step, step.args, "", true);
+  if (!built) return false;
+  if (built->output.empty() || built->output.find('@') == std::string::npos) {
+    diagnostics_.report(Code::E0712, {}, "`" + shell_words(step.args) + "` printed no image digest",
+                        "the build of `" + step.subject + "` pushed no image");
+    return false;
+  }
+  digests_[step.image] = built->output;
+  return true;
+}
+
+std::string StepRunner::admission_refusal(const Step& step) {
+  // The Job controller reports pods that admission refused as FailedCreate events on the Job
+  // (a JobSet's child Job is `<jobset>-<replicated job>-<index>`); Pod Security's message says
+  // `violates PodSecurity "<level>:<version>"`, and the Job never gets a pod, so it never ends.
+  const std::string& name = step.args[2];
+  std::optional<RunResult> events =
+      call(step,
+           {"get", "events", "-n", step.args[4], "--field-selector",
+            "reason=FailedCreate,involvedObject.kind=Job", "-o",
+            "jsonpath={range .items[*]}{.involvedObject.name}{\"\\t\"}{.message}{\"\\n\"}{end}"},
+           "", true, true);
+  if (!events || events->status != 0) return "";
+  std::istringstream lines(events->output);
+  for (std::string line; std::getline(lines, line);) {
+    std::size_t tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    const std::string job = line.substr(0, tab);
+    if (job != name && !job.starts_with(name + "-")) continue;
+    if (line.find("violates PodSecurity", tab) != std::string::npos) return line.substr(tab + 1);
+  }
+  return "";
+}
+
+bool StepRunner::wait_job(const Step& step) {
+  show(argv(step.client, step.args), " (until Complete or Failed)");
+  if (request_.dry_run) return true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_);
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline -
+                                                                 std::chrono::steady_clock::now())
+                    .count();
+    std::optional<RunResult> result =
+        call(step, step.args, "", true, false, static_cast<int>(std::max<long long>(left, 1)));
+    if (!result) return false;
+    std::set<std::string> conditions = words(result->output);
+    if (conditions.count("Complete") != 0 || conditions.count("Completed") != 0) {
+      out_ << step.subject << ": Complete\n";
+      return true;
+    }
+    if (conditions.count("Failed") != 0) {
+      out_ << step.subject << ": Failed\n";
+      const std::string kind = step.args[1] == "jobset" ? "JobSet" : "Job";
+      diagnostics_.report(Code::E0713, {}, "run `" + unit_ + "/" + step.subject + "` failed",
+                          "read its logs: `kubectl logs -n " + step.args[4] + " -l " +
+                              run_pods_selector(kind, step.args[2]) + " --prefix`");
+      run_failed_ = true;
+      return true;
+    }
+    if (std::string refused = admission_refusal(step); !refused.empty()) {
+      out_ << step.subject << ": pods refused\n";
+      diagnostics_.report(Code::E0713, {},
+                          "run `" + unit_ + "/" + step.subject +
+                              "` cannot start: its pods are refused: " + printable(refused),
+                          "the namespace's Pod Security level must admit them: kubectl label "
+                          "namespace " +
+                              step.args[4] + " pod-security.kubernetes.io/enforce=privileged");
+      run_failed_ = true;
+      return true;
+    }
+    if (std::chrono::steady_clock::now() + std::chrono::milliseconds(request_.poll_ms) >=
+        deadline) {
+      diagnostics_.report(Code::E0707, {},
+                          "`" + step.subject + "` did not finish within " + request_.steps.timeout);
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(request_.poll_ms));
+  }
+}
+
+}  // namespace mlenv::plan

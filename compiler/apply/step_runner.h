@@ -1,0 +1,59 @@
+#pragma once
+// Runs (or, with --dry-run, prints) the steps of apply and destroy through oc/kubectl: each
+// kind of step as StepKind describes it, every call bounded by --timeout.
+
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "compiler/apply/apply_session.h"
+#include "compiler/apply/runner.h"
+#include "compiler/apply/steps.h"
+#include "compiler/diag/diagnostic.h"
+
+namespace mlenv::plan {
+
+/// Runs the steps of every env, in the order given, with the clients found for the request.
+class StepRunner {
+ public:
+  StepRunner(const ApplyRequest& request, std::string kubectl, std::string oc, std::ostream& out,
+             Diagnostics& diagnostics);
+
+  /// Runs one step of the env `unit`; false when apply must stop (diagnostics reported).
+  bool run(const Step& step, const std::string& unit);
+
+  /// A run waited for ended Failed.
+  bool run_failed() const { return run_failed_; }
+
+ private:
+  std::vector<std::string> argv(Client client, const std::vector<std::string>& args) const;
+  void show(const std::vector<std::string>& command, const std::string& suffix = {});
+  /// Runs a command under --timeout; reports E0706/E0707 and returns nullopt when it fails.
+  std::optional<RunResult> call(const Step& step, const std::vector<std::string>& args,
+                                const std::string& input, bool capture, bool quiet_failure = false,
+                                int timeout = 0);
+  bool run_plain(const Step& step);
+  bool require_namespace(const Step& step);
+  bool ensure_secret(const Step& step);
+  bool check_grant(const Step& step);
+  bool build(const Step& step);
+  bool wait_job(const Step& step);
+  /// The message of a FailedCreate event saying admission (Pod Security) refused the pods of
+  /// the run `step` waits for, or "" when there is none.
+  std::string admission_refusal(const Step& step);
+
+  const ApplyRequest& request_;
+  const std::string kubectl_;
+  const std::string oc_;
+  const std::string image_builder_;  ///< podman, buildah or docker; "" when none is on PATH
+  std::ostream& out_;
+  Diagnostics& diagnostics_;
+  const int timeout_;
+  std::string unit_;
+  std::map<std::string, std::string> digests_;  // image -> digest reference
+  bool run_failed_ = false;
+};
+
+}  // namespace mlenv::plan

@@ -1,0 +1,115 @@
+#pragma once
+// Builders of the plain Kubernetes objects of an env. They take an EnvLayout and return
+// objects; OpenShift-only pieces (admission, Route, builds, oauth-proxy) live in
+// platforms/openshift/ and are passed in as PodExtras, so a plain Kubernetes target reuses these.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "platforms/common/assembly.h"
+#include "platforms/common/boot_json.h"
+#include "platforms/common/env_layout.h"
+#include "platforms/common/object.h"
+
+namespace mlenv::target::kube {
+
+/// What a target adds to the env's pod template besides the main container.
+struct PodExtras {
+  std::string image;                               ///< the main container's image reference
+  std::vector<Value> sidecars;                     ///< containers after the main one
+  std::vector<Value> volumes;                      ///< volumes the sidecars need
+  std::map<std::string, std::string> annotations;  ///< pod template annotations
+  /// The pod's fsGroup: the kubelet makes the claims' roots group-writable for it; none where
+  /// the platform assigns one (OpenShift's SCCs) or the pod runs as root.
+  std::optional<std::int64_t> fs_group;
+  std::string pull_secret;  ///< the pods' imagePullSecrets entry, "" for none
+};
+
+/// The env's ServiceAccount (never `default`, SEC-12).
+Object service_account(const EnvLayout& layout,
+                       const std::map<std::string, std::string>& annotations);
+
+/// The shared RWX claims (`rwx` storage mode); empty for `per_pod`.
+std::vector<Object> shared_claims(const EnvLayout& layout);
+/// The StatefulSet's volumeClaimTemplates (`per_pod` storage mode); empty for `rwx`.
+Value claim_templates(const EnvLayout& layout);
+
+/// The placement of a StatefulSet (rank from the hostname ordinal) or an Indexed Job
+/// (JOB_COMPLETION_INDEX): rank 0 is `<workload>-0.<headless>.<namespace>.svc` for both.
+BootPlacement pod_placement(const EnvLayout& layout);
+
+/// The ConfigMap `<env>-boot` holding boot.json.
+Object boot_config_map(const EnvLayout& layout, const std::string& boot_json);
+
+/// The pod template annotation holding the SHA-256 of the env's boot.json. The kubelet never
+/// restarts a pod for a changed ConfigMap, and mlenv-boot reads its config once at start: the
+/// digest in the template makes a changed config a changed template, so a StatefulSet rolls
+/// its pods and a run's workload is re-created (a Job's template cannot change in place).
+inline constexpr const char* kBootConfigAnnotation = "mlenv.dev/boot-config-sha256";
+
+/// Adds the kBootConfigAnnotation of `boot_json` to the pod template's annotations.
+void add_boot_digest(PodExtras& extras, const std::string& boot_json);
+
+/// The headless Service: peers resolve before readiness (`publishNotReadyAddresses`).
+Object headless_service(const EnvLayout& layout);
+/// The Service in front of one exposed tool: targets only the proxy port, and only pod 0.
+Object exposed_service(const EnvLayout& layout, const ExposedService& service,
+                       const std::map<std::string, std::string>& annotations);
+
+/// One NetworkAttachmentDefinition per SR-IOV rail (rails that name a `network`).
+std::vector<Object> network_attachments(const EnvLayout& layout);
+/// The `k8s.v1.cni.cncf.io/networks` annotation value (JSON list), "" without SR-IOV rails.
+std::string networks_annotation(const EnvLayout& layout);
+/// SR-IOV device-plugin resources the pod requests: one unit per rail.
+std::map<std::string, int> rail_resources(const EnvLayout& layout);
+/// Default-deny ingress except `ingress_peer` to the proxy ports (none when it is null or the
+/// env exposes nothing) and the env's pods to each other.
+Object network_policy(const EnvLayout& layout, Value ingress_peer);
+
+/// The pod template every workload of the env runs: mlenv-boot, the sidecars, the volumes.
+Value pod_template(const EnvLayout& layout, const PodExtras& extras);
+/// The StatefulSet of a dev env: pods that stay up with their services.
+Object statefulset(const EnvLayout& layout, const PodExtras& extras);
+/// The Indexed Job of a run: one pod per node that finishes, restarted only as a gang.
+Object job(const EnvLayout& layout, const PodExtras& extras);
+/// The replicated job of a run's JobSet: its pods are `<jobset>-node-0-<rank>`.
+inline constexpr const char* kJobSetReplicatedJob = "node";
+/// The JobSet of a run on Kubernetes (jobset.x-k8s.io/v1alpha2): one replicated Indexed Job of
+/// `nodes` pods with DNS hostnames, restarted as a gang `restarts` times; `labels` on the JobSet
+/// (Kueue's queue and priority go there).
+Object jobset(const EnvLayout& layout, const PodExtras& extras,
+              const std::map<std::string, std::string>& labels);
+/// Rank 0's DNS name in a run's JobSet.
+std::string jobset_rank0_host(const EnvLayout& layout);
+/// The pod template of a StatefulSet, Job or JobSet (its first replicated job), or nullptr.
+const Value* pod_template_of(const Object& workload);
+/// The env's workload: a Job for a run, a StatefulSet for a dev env.
+Object workload(const EnvLayout& layout, const PodExtras& extras);
+
+/// Who a container runs as.
+enum class ContainerUser {
+  Assigned,     ///< the UID admission assigns (restricted-v2), never root
+  RootIpcLock,  ///< UID 0 with only IPC_LOCK: the one way the capability is effective
+  Nobody,       ///< UID 65534, for sidecars of a pod whose admission assigns no UID (RunAsAny)
+};
+/// The UID of `nobody`, which sidecars run as beside a root RDMA container.
+inline constexpr int kNobodyUid = 65534;
+/// The container securityContext: no privilege escalation, every capability dropped, and for
+/// RootIpcLock exactly IPC_LOCK added back.
+Value container_security(ContainerUser user);
+/// The pod's terminationGracePeriodSeconds: longer than mlenv-boot's worst-case stop.
+int termination_grace_seconds();
+/// Where an acceptance run writes results.json in the pod.
+std::string acceptance_results_path(const EnvLayout& layout);
+
+/// `kustomization.yaml` listing `resources` in apply order.
+std::string kustomization(const std::vector<std::string>& resources);
+
+/// A cluster's `_admin/kustomization.yaml` (kustomize refuses files outside a kustomization's
+/// root, so `_admin/` has its own), for assemble.
+inline constexpr AdminIndex kAdminIndex = {"kustomization.yaml", &kustomization};
+
+}  // namespace mlenv::target::kube

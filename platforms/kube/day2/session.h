@@ -1,0 +1,50 @@
+#pragma once
+// One day-2 command's view of an applied env: the env resolved from the repository, the user's
+// own client (oc, or kubectl), and the env's pods by rank.
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "compiler/day2/applied_env.h"
+#include "compiler/day2/commands.h"
+#include "compiler/diag/diagnostic.h"
+#include "platforms/kube/day2/cluster_json.h"
+
+namespace mlenv::plan::day2 {
+
+class Session {
+ public:
+  /// The session of an env resolved (resolve_env) and found off Slurm: finds the client (E0703).
+  static std::optional<Session> of(AppliedEnv env, const EnvRequest& target,
+                                   Diagnostics& diagnostics);
+
+  const AppliedEnv& env() const { return env_; }
+  const std::string& name() const { return env_.plan.env; }
+  const std::string& namespace_() const { return env_.plan.namespace_; }
+  /// The client is oc, which has `rsync` (kubectl has `cp`).
+  bool is_oc() const { return is_oc_; }
+  /// The client's argv for `args`.
+  std::vector<std::string> argv(const std::vector<std::string>& args) const;
+  /// `app.kubernetes.io/instance=<env>`: every pod, Route and build of the env carries it.
+  std::string selector() const;
+
+  /// Runs `args` with the deadline and returns its stdout; E0706 or E0707 when it fails.
+  std::optional<std::string> capture(const std::vector<std::string>& args,
+                                     Diagnostics& diagnostics) const;
+  /// The env's rank pods (`get pods -l <selector> -o json`).
+  std::optional<std::vector<RankPod>> rank_pods(Diagnostics& diagnostics) const;
+  /// E0751 unless `rank` is one of the env's ranks (checked before any client call).
+  bool check_rank(int rank, Diagnostics& diagnostics) const;
+  /// The pod of `rank`, which must be running (E0752).
+  std::optional<RankPod> running_pod(int rank, Diagnostics& diagnostics) const;
+
+ private:
+  AppliedEnv env_;
+  std::string program_;
+  bool is_oc_ = false;
+  int timeout_seconds_ = 60;
+};
+
+}  // namespace mlenv::plan::day2

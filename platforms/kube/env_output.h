@@ -1,0 +1,27 @@
+#pragma once
+// One env's output directory on a Kubernetes-based platform: every object as
+// `<kind>-<name>.yaml` (cluster-scoped ones for `_admin/`), the target's other files, a
+// kustomization.yaml listing the objects in apply order and plan.json (PLAN_JSON.md).
+
+#include <string>
+#include <vector>
+
+#include "platforms/common/assembly.h"
+#include "platforms/common/plan_json.h"
+
+namespace mlenv::target::kube {
+
+/// A file of the env directory besides its objects, kustomization and plan (Dockerfile,
+/// boot.json).
+struct EnvFile {
+  std::string name;
+  std::string bytes;
+};
+
+/// The env's EnvOutput for `objects` (in apply order). With `tree`, also `files`, the
+/// kustomization and plan.json with `steps`; without, only the objects (nothing is hashed).
+EnvOutput env_output(const EnvLayout& layout, const std::vector<Object>& objects,
+                     std::vector<EnvFile> files, const PlanActions& steps,
+                     const PlanContext& context, bool tree);
+
+}  // namespace mlenv::target::kube

@@ -1,0 +1,199 @@
+#include "platforms/kube/kube_apply.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "compiler/apply/records.h"
+#include "compiler/apply/runner.h"
+#include "compiler/apply/step_runner.h"
+#include "compiler/diag/render.h"
+
+namespace mlenv::plan {
+namespace fs = std::filesystem;
+namespace {
+
+// What one apply does: the envs it applies, then the envs it takes off the cluster because
+// the plan no longer holds them; `steps` in that order.
+struct ApplyWork {
+  std::vector<EnvPlan> envs;
+  std::vector<EnvPlan> removed;
+  std::vector<EnvSteps> steps;
+};
+
+// Every env's steps, or false with E0704/E0705/E0607 reported. A removed env keeps the shared
+// objects that an env being applied, or another env of its cluster at HEAD, still holds.
+bool all_steps(Repository& repo, const std::optional<ObjectId>& head_tree,
+               const StepOptions& requested, ApplyWork& work, Diagnostics& diagnostics) {
+  StepOptions options = requested;
+  for (const EnvPlan& env : work.envs) {
+    for (const PlanObject& object : env.manifest.objects) {
+      if (object.shared) options.shared_in_use.insert(shared_key(object));
+    }
+  }
+  std::set<std::string> destroyed;
+  for (const EnvPlan& env : work.envs) {
+    if (std::optional<EnvSteps> steps = plan_steps(env, options, destroyed, diagnostics))
+      work.steps.push_back(std::move(*steps));
+  }
+  for (const EnvPlan& env : work.removed) {
+    StepOptions kept = options;
+    kept.shared_in_use.merge(shared_kept_at_head(repo, head_tree, env));
+    if (std::optional<EnvSteps> steps = destroy_steps(env, kept, destroyed, diagnostics))
+      work.steps.push_back(std::move(*steps));
+  }
+  for (const std::string& address : requested.allow_destroy) {
+    if (destroyed.count(address) == 0) {
+      diagnostics.report(Code::E0705, {},
+                         "--allow-destroy=" + address + " matches no object this apply deletes",
+                         "addresses are spelled as in the plan: <cluster>/<env>/<Kind>/<name>");
+    }
+  }
+  return !diagnostics.has_errors();
+}
+
+// The kubectl-compatible client and oc; E0703 when a needed one is missing.
+// plan.json's `platform` picks the client: `oc` first for OpenShift plans, `kubectl` first
+// when every plan is another platform's.
+std::optional<std::pair<std::string, std::string>> find_clients(const ApplyRequest& request,
+                                                                const std::vector<EnvPlan>& envs,
+                                                                const std::vector<EnvSteps>& steps,
+                                                                Diagnostics& diagnostics) {
+  const bool openshift = std::any_of(envs.begin(), envs.end(), [](const EnvPlan& env) {
+    return env.manifest.platform == ir::Platform::openshift;
+  });
+  std::string kubectl = request.client;
+  if (kubectl.empty())
+    kubectl = platform_client(openshift ? ir::Platform::openshift : ir::Platform::kubernetes);
+  std::string oc = fs::path(kubectl).filename() == "oc" ? kubectl : find_on_path("oc").value_or("");
+  bool needs_oc = false;
+  for (const EnvSteps& env : steps) {
+    for (const Step& step : env.steps) needs_oc = needs_oc || step.client == Client::Oc;
+  }
+  if (!request.dry_run && (kubectl.empty() || (needs_oc && oc.empty()))) {
+    diagnostics.report(Code::E0703, {},
+                       kubectl.empty() ? "neither `oc` nor `kubectl` is on PATH"
+                                       : "a build must start, and `oc` is not on PATH",
+                       "install the client, or pass --kubectl PATH");
+    return std::nullopt;
+  }
+  if (kubectl.empty()) kubectl = "kubectl";
+  if (oc.empty()) oc = "oc";
+  return std::pair{kubectl, oc};
+}
+
+// Runs every env's preflight, then its steps, recording each env applied or destroyed; the
+// exit status.
+int run_work(Repository& repo, const ApplyRequest& request, const ApplyWork& work,
+             StepRunner& runner, const Head& head, std::ostream& out, Diagnostics& diagnostics) {
+  // Checks of every env first: a missing Namespace or grant stops apply before any change.
+  bool ready = true;
+  for (std::size_t i = 0; i < work.envs.size(); ++i) {
+    for (const Step& step : work.steps[i].preflight)
+      ready = runner.run(step, work.envs[i].unit) && ready;
+  }
+  if (!ready) return 1;
+  const ObjectId head_tree = repo.commit_tree(*head.commit);
+  for (std::size_t i = 0; i < work.steps.size(); ++i) {
+    const bool removed = i >= work.envs.size();
+    const EnvPlan& env = removed ? work.removed[i - work.envs.size()] : work.envs[i];
+    const char* verb = removed ? (request.dry_run ? "Would destroy " : "Destroying ")
+                               : (request.dry_run ? "Would apply " : "Applying ");
+    out << verb << (request.steps.admin ? "the admin objects of " : "") << env.unit
+        << (removed ? ", which left the plan in " : " from ") << env.dir << '\n';
+    for (const Step& step : work.steps[i].steps) {
+      if (!runner.run(step, env.unit)) return 1;
+    }
+    if (request.dry_run) continue;
+    const bool recorded =
+        removed
+            ? record_destroyed(repo, env, request.steps.admin,
+                               "The env left the plan at " + to_hex(*head.commit) + ".",
+                               diagnostics)
+            : record_applied(repo, env, request.steps.admin, *head.commit, head_tree, diagnostics);
+    if (!recorded) return 1;
+  }
+  return runner.run_failed() ? kExitRunFailed : 0;
+}
+
+// The client to run, the platform's as apply chooses it; E0703 when there is none.
+std::optional<std::string> client_of(const DestroyRequest& request, const EnvPlan& env,
+                                     Diagnostics& diagnostics) {
+  std::string kubectl = request.client;
+  if (kubectl.empty()) kubectl = platform_client(env.manifest.platform);
+  if (!kubectl.empty() || request.dry_run) return kubectl.empty() ? "kubectl" : kubectl;
+  diagnostics.report(Code::E0703, {}, "neither `oc` nor `kubectl` is on PATH",
+                     "install the client, or pass --kubectl PATH");
+  return std::nullopt;
+}
+
+// The steps that destroy `env`, or nullopt with E0704/E0705 reported.
+std::optional<EnvSteps> steps_for(Repository& repo, const EnvPlan& env,
+                                  const DestroyRequest& request, Diagnostics& diagnostics) {
+  Head head = repo.head();
+  std::optional<ObjectId> head_tree;
+  if (head.commit) head_tree = repo.commit_tree(*head.commit);
+  StepOptions options = request.steps;
+  options.shared_in_use = shared_kept_at_head(repo, head_tree, env);
+  std::set<std::string> destroyed;
+  std::optional<EnvSteps> steps = destroy_steps(env, options, destroyed, diagnostics);
+  for (const std::string& address : request.steps.allow_destroy) {
+    if (destroyed.count(address) == 0)
+      diagnostics.report(Code::E0705, {},
+                         "--allow-destroy=" + address + " matches no object this destroy deletes",
+                         "addresses are spelled as in the plan: <cluster>/<env>/<Kind>/<name>");
+  }
+  if (diagnostics.has_errors()) return std::nullopt;
+  return steps;
+}
+
+// Runs (or prints) the steps, then records the env as destroyed; the exit status.
+int run_destroy(Repository& repo, const EnvPlan& env, const EnvSteps& steps,
+                const DestroyRequest& request, const std::string& client, std::ostream& out,
+                Diagnostics& diagnostics) {
+  ApplyRequest as_apply;
+  as_apply.dry_run = request.dry_run;
+  as_apply.steps = request.steps;
+  StepRunner runner(as_apply, client, client, out, diagnostics);
+  out << (request.dry_run ? "Would destroy " : "Destroying ") << env.unit << '\n';
+  for (const Step& step : steps.steps) {
+    if (!runner.run(step, env.unit)) return 1;
+  }
+  if (request.dry_run) {
+    out << "Dry run: nothing was run.\n";
+    return 0;
+  }
+  return record_destroyed(repo, env, request.steps.admin, "Destroyed on purpose.", diagnostics) ? 0
+                                                                                                : 1;
+}
+
+}  // namespace
+
+int KubeApplyDriver::apply(const ApplyContext& context, const std::vector<EnvPlan>& envs,
+                           const std::vector<EnvPlan>& removed, std::ostream& out,
+                           Diagnostics& diagnostics) const {
+  ApplyWork work{envs, removed, {}};
+  if (!all_steps(context.repo, context.head_tree, context.request.steps, work, diagnostics))
+    return 1;
+  auto clients = find_clients(context.request, work.envs, work.steps, diagnostics);
+  if (!clients) return 1;
+  StepRunner runner(context.request, clients->first, clients->second, out, diagnostics);
+  return run_work(context.repo, context.request, work, runner, context.head, out, diagnostics);
+}
+
+int KubeApplyDriver::destroy(const DestroyRequest& request, Repository& repo, const EnvPlan& env,
+                             std::ostream& out, Diagnostics& diagnostics) const {
+  std::optional<EnvSteps> steps = steps_for(repo, env, request, diagnostics);
+  std::optional<std::string> client = client_of(request, env, diagnostics);
+  if (!steps || !client) return 1;
+  return run_destroy(repo, env, *steps, request, *client, out, diagnostics);
+}
+
+std::string platform_client(ir::Platform platform) {
+  // OpenShift's client first on OpenShift (builds, `rsync`, Routes); kubectl elsewhere.
+  const bool openshift = platform == ir::Platform::openshift;
+  std::optional<std::string> first = find_on_path(openshift ? "oc" : "kubectl");
+  return first ? *first : find_on_path(openshift ? "kubectl" : "oc").value_or("");
+}
+
+}  // namespace mlenv::plan

@@ -1,0 +1,192 @@
+#include "platforms/openshift/openshift_target.h"
+
+#include <algorithm>
+#include <map>
+
+#include "platforms/common/assembly.h"
+#include "platforms/common/dockerfile.h"
+#include "platforms/common/yaml_writer.h"
+#include "platforms/kube/env_output.h"
+#include "platforms/kube/rules.h"
+#include "platforms/openshift/builders.h"
+#include "platforms/openshift/rules.h"
+
+namespace mlenv::target::openshift {
+namespace {
+
+void append(std::vector<Object>& to, std::vector<Object> from) {
+  for (Object& o : from) to.push_back(std::move(o));
+}
+
+}  // namespace
+
+std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot_json,
+                                const std::map<std::string, std::string>& account_annotations) {
+  std::vector<Object> objects;
+  const Scc scc = env_scc(layout);
+  // The SCC serves every cluster declaration on its API server: it names none of them. A
+  // cluster that names its own SCC gets no admin objects: the grant is the platform team's.
+  if (scc.emitted) {
+    objects.push_back(ipc_lock_scc(layout.shared_labels));
+    append(objects, scc_grant(layout, scc));
+  }
+  objects.push_back(kube::service_account(layout, account_annotations));
+  append(objects, kube::network_attachments(layout));
+  append(objects, kube::shared_claims(layout));
+  objects.push_back(kube::boot_config_map(layout, boot_json));
+  objects.push_back(image_stream(layout));
+  objects.push_back(build_config(layout));
+  objects.push_back(kube::headless_service(layout));
+  for (const ExposedService& s : layout.services) {
+    // The service CA writes the proxy's serving certificate into this Secret.
+    objects.push_back(kube::exposed_service(
+        layout, s, {{"service.beta.openshift.io/serving-cert-secret-name", s.tls_secret}}));
+  }
+  kube::PodExtras extras;
+  extras.image = internal_image(layout);
+  // Pin the SCC so admission cannot pick a more permissive one the SA may also use (SCC-03).
+  extras.annotations["openshift.io/required-scc"] = scc.name;
+  std::string networks = kube::networks_annotation(layout);
+  if (!networks.empty()) extras.annotations["k8s.v1.cni.cncf.io/networks"] = networks;
+  add_oauth_proxies(layout, extras);
+  kube::add_boot_digest(extras, boot_json);
+  objects.push_back(kube::workload(layout, extras));
+  for (const ExposedService& s : layout.services) objects.push_back(route(layout, s));
+  Value router = Value::map();
+  router.set("namespaceSelector", Value::map())
+      .set("matchLabels", Value::map())
+      .set("policy-group.network.openshift.io/ingress", "");
+  objects.push_back(kube::network_policy(layout, std::move(router)));
+  std::stable_sort(objects.begin(), objects.end(), [](const Object& a, const Object& b) {
+    return static_cast<int>(a.order) < static_cast<int>(b.order);
+  });
+  return objects;
+}
+
+std::vector<std::string> OpenShiftTarget::check(const ir::Program& program,
+                                                Diagnostics& diagnostics) const {
+  // The rules a program can break. check_rails and check_routes guard the target's own
+  // objects (no program reaches them), so they run only where objects are built: render.
+  // Of the shared objects only attachments can disagree: ServiceAccounts are merged.
+  SharedObjects shared;
+  for (const ir::Env& env : program.envs) {
+    kube::check_pinned_image(env, diagnostics);
+    check_exposure(env, diagnostics);
+    EnvLayout layout = make_layout(env);
+    kube::check_names(layout, diagnostics);
+    check_layout(layout, diagnostics);
+    for (const Object& o : kube::network_attachments(layout)) {
+      shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
+    }
+  }
+  // What the platform team must apply or grant is printed by `build` and `plan`, with the
+  // objects it concerns.
+  return {};
+}
+
+namespace {
+
+// What apply does for the env besides applying objects (PLAN_JSON.md).
+PlanActions plan_actions(const EnvLayout& layout) {
+  PlanActions steps;
+  if (!layout.services.empty()) {
+    Value& secret = steps.secrets.push(Value::map());
+    secret.set("name", cookie_secret_name(layout));
+    secret.set("key", "cookie_secret");
+    secret.set("random_bytes", 32);
+  }
+  if (layout.root_with_ipc_lock) {
+    Value& grant = steps.grants.push(Value::map());
+    grant.set("scc", env_scc(layout).name);
+    grant.set("service_account", layout.service_account);
+  }
+  Value& build = steps.actions.push(Value::map());
+  build.set("action", "build");
+  build.set("after", "BuildConfig/" + layout.image_name);
+  build.set("build_config", layout.image_name);
+  build.set("image_stream_tag", layout.image_tag);
+  build.set("image", internal_image(layout));
+  Value& wait = steps.actions.push(Value::map());
+  wait.set("action", layout.is_job ? "complete" : "rollout");
+  wait.set("after", std::string(layout.is_job ? "Job/" : "StatefulSet/") + layout.workload);
+  return steps;
+}
+
+// Lines for people about what the env needs from the platform team.
+std::vector<Note> env_notes(const EnvLayout& layout) {
+  std::vector<Note> notes;
+  // The transport decision of `network = auto`, made visible where the plan is reviewed.
+  if (!layout.env->transport_note.empty()) {
+    notes.push_back({layout.dir, layout.env->transport_note});
+  }
+  if (!layout.root_with_ipc_lock) return notes;
+  const Scc scc = env_scc(layout);
+  if (scc.emitted) {
+    notes.push_back({"", "the platform team applies " + layout.cluster +
+                             "/_admin/ once (mlenvc apply --admin): SCC `" + scc.name +
+                             "` and the grants of its `use` to the envs' ServiceAccounts in "
+                             "namespace `" +
+                             layout.namespace_name + "`"});
+  } else {
+    notes.push_back({"", "the platform team grants `use` of SCC `" + scc.name + "` to `" +
+                             layout.service_account + "` (oc adm policy add-scc-to-user " +
+                             scc.name + " -z " + layout.service_account + " -n " +
+                             layout.namespace_name + "); apply checks it"});
+  }
+  return notes;
+}
+
+EnvOutput render_env(const EnvLayout& layout,
+                     const std::map<std::string, std::string>& account_annotations,
+                     const PlanContext& context, bool tree) {
+  const ir::Env& env = *layout.env;
+  Diagnostics diagnostics;
+  kube::check_pinned_image(env, diagnostics);
+  check_exposure(env, diagnostics);
+  kube::check_names(layout, diagnostics);
+  check_layout(layout, diagnostics);
+  std::string boot = boot_json(layout, kube::pod_placement(layout));
+  std::vector<Object> objects = env_objects(layout, boot, account_annotations);
+  kube::check_rails(layout, objects, diagnostics);
+  check_routes(env, objects, diagnostics);
+
+  EnvOutput out = kube::env_output(
+      layout, objects,
+      {{"Dockerfile",
+        dockerfile(layout, "oc start-build " + layout.image_name + " --from-dir=<output root>")},
+       {"boot.json", std::move(boot)}},
+      plan_actions(layout), context, tree);
+  out.diagnostics = std::move(diagnostics);
+  out.notes = env_notes(layout);
+  return out;
+}
+
+}  // namespace
+
+Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnostics,
+                               Scope scope) const {
+  // Envs sharing a ServiceAccount share its redirect annotations: each env's SA carries all.
+  std::vector<std::map<std::string, std::string>> own;
+  std::map<std::string, std::map<std::string, std::string>> merged;
+  auto account_key = [](const EnvLayout& l) {
+    return l.env->cluster.api + " " + l.namespace_name + " " + l.service_account;
+  };
+  auto prepare = [&](const std::vector<EnvLayout>& layouts) {
+    for (const EnvLayout& layout : layouts) {
+      const auto& mine = own.emplace_back(oauth_redirect_annotations(layout));
+      if (layout.shared_service_account)
+        merged[account_key(layout)].insert(mine.begin(), mine.end());
+    }
+  };
+  auto render_one = [&](const std::vector<EnvLayout>& layouts, std::size_t i,
+                        const PlanContext& context, bool tree) {
+    const EnvLayout& layout = layouts[i];
+    return render_env(layout,
+                      layout.shared_service_account ? merged.at(account_key(layout)) : own[i],
+                      context, tree);
+  };
+  return render_program(program, ir::Platform::openshift, scope, diagnostics, render_one,
+                        &kube::kAdminIndex, prepare);
+}
+
+}  // namespace mlenv::target::openshift

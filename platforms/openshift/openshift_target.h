@@ -1,0 +1,24 @@
+#pragma once
+// The OpenShift target: for every env, the output tree of design/product.md ("What it emits").
+
+#include "platforms/common/env_layout.h"
+#include "platforms/common/object.h"
+#include "platforms/target.h"
+
+namespace mlenv::target::openshift {
+
+class OpenShiftTarget : public Target {
+ public:
+  std::string_view name() const override { return ir::platform_name(ir::Platform::openshift); }
+  Output render(const ir::Program& program, Diagnostics& diagnostics, Scope scope) const override;
+  std::vector<std::string> check(const ir::Program& program,
+                                 Diagnostics& diagnostics) const override;
+};
+
+/// The objects of one env in apply order (cluster-scoped ones included, marked `admin`);
+/// `boot_json` is the env's bootstrap config (boot_json), which its ConfigMap holds;
+/// `account_annotations` go on its ServiceAccount (the OAuth redirects of every env using it).
+std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot_json,
+                                const std::map<std::string, std::string>& account_annotations);
+
+}  // namespace mlenv::target::openshift

@@ -1,0 +1,29 @@
+// The one list of platforms: each line is a provider (platforms/README.md, "Adding a
+// platform"). Nothing else in mlenvc names a platform.
+
+#include <stdexcept>
+
+#include "platforms/kubernetes/kubernetes_provider.h"
+#include "platforms/openshift/openshift_provider.h"
+#include "platforms/provider.h"
+#include "platforms/slurm/slurm_provider.h"
+
+namespace mlenv::platforms {
+
+const std::vector<const Provider*>& providers() {
+  static const std::vector<const Provider*> all = {
+      &openshift_provider(),
+      &kubernetes_provider(),
+      &slurm_provider(),
+  };
+  return all;
+}
+
+const Provider& provider(ir::Platform platform) {
+  for (const Provider* one : providers()) {
+    if (one->platform() == platform) return *one;
+  }
+  throw std::logic_error("no provider of platform " + std::string(ir::platform_name(platform)));
+}
+
+}  // namespace mlenv::platforms

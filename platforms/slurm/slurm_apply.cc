@@ -1,0 +1,189 @@
+#include "platforms/slurm/slurm_apply.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "compiler/apply/records.h"
+#include "compiler/apply/runner.h"
+#include "platforms/slurm/slurm_jobs.h"
+
+namespace mlenv::plan {
+namespace {
+
+// --wait on Slurm: the job's state until it finishes; kExitRunFailed unless it completed.
+int wait_for_job(const ApplyRequest& request, const std::string& unit, const std::string& id,
+                 std::ostream& out, Diagnostics& diagnostics) {
+  const int timeout = *parse_duration(request.steps.timeout);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::optional<slurm::JobState> state = slurm::job_state(id, 30);
+    if (state && state->finished) {
+      out << unit << ": job " << id << " " << state->state
+          << (state->reason.empty() ? "" : " (" + state->reason + ")") << '\n';
+      if (state->succeeded) return 0;
+      diagnostics.report(Code::E0713, {}, unit + ": Slurm job " + id + " ended " + state->state,
+                         "its output: " + slurm::log_files(unit.substr(unit.find('/') + 1), id)[0]);
+      return kExitRunFailed;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(request.poll_ms));
+  }
+  diagnostics.report(Code::E0713, {},
+                     unit + ": Slurm job " + id + " did not finish within --timeout",
+                     "see it with squeue -j " + id);
+  return kExitRunFailed;
+}
+
+// The Slurm job of the env's last apply, "" when it has none.
+std::string recorded_job(const Repository& repo, const EnvPlan& env) {
+  return env.applied_commit ? trailer(repo.commit_message(*env.applied_commit), kSlurmJobTrailer)
+                            : "";
+}
+
+// The files of the env's job (every file of its directory but plan.json, whose input digests
+// change with any edit of the source, a comment too) are those its record applied: the same
+// script, boot.json and Dockerfile, so the recorded job is still this env's run.
+bool job_files_unchanged(const EnvPlan& env) {
+  if (!env.applied_commit) return false;
+  const std::string plan_json = env.dir + "/plan.json";
+  auto job_files = [&plan_json](const PlanTree& tree) {
+    std::map<std::string, BlobId> files;
+    for (const auto& [path, entry] : tree.entries()) {
+      if (path != plan_json) files[path] = entry.id;
+    }
+    return files;
+  };
+  return job_files(env.files) == job_files(env.applied_files);
+}
+
+// Cancels job `id` of `unit` while it is pending or running (scancel(1) ends a job in either
+// state); a job that has ended, or that neither squeue nor sacct knows any more, is left alone.
+// False with E0706 when scancel fails.
+bool cancel_active_job(const ApplyRequest& request, const std::string& unit, const std::string& id,
+                       std::ostream& out, Diagnostics& diagnostics) {
+  const int timeout = *parse_duration(request.steps.timeout);
+  std::optional<slurm::JobState> state = slurm::job_state(id, timeout);
+  if (!state || state->finished) {
+    out << "Slurm job " << id << " of " << unit << " already ended"
+        << (state ? " " + state->state : std::string()) << '\n';
+    return true;
+  }
+  out << "$ " << shell_words(slurm::cancel_command(id)) << '\n';
+  if (slurm::cancel(id, timeout)) return true;
+  diagnostics.report(Code::E0706, {},
+                     unit + ": `" + shell_words(slurm::cancel_command(id)) + "` failed",
+                     "its own message is above; the env's record still names the job");
+  return false;
+}
+
+// A changed env replaces its run, as a Job does on Kubernetes: the recorded job is cancelled
+// before the new one is submitted, so two runs of one env never hold nodes at once.
+bool cancel_replaced_job(const ApplyRequest& request, const EnvPlan& env, const std::string& id,
+                         std::ostream& out, Diagnostics& diagnostics) {
+  out << (request.dry_run ? "Would replace " : "Replacing ") << env.unit
+      << " (run spec changed): " << (request.dry_run ? "would cancel" : "cancelling")
+      << " Slurm job " << id << " while it is pending or running\n";
+  return request.dry_run || cancel_active_job(request, env.unit, id, out, diagnostics);
+}
+
+// Submits one env's `submit` action; its exit status as apply_slurm_envs counts it. An env
+// whose job files are those last applied keeps its job ("unchanged"), as a Job whose spec is
+// unchanged is not applied again; a changed env's recorded job is cancelled first.
+int submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
+               const ObjectId& head_tree, const std::string& workdir, const EnvPlan& env,
+               const PlanAction& action, std::ostream& out, Diagnostics& diagnostics) {
+  const std::string previous = recorded_job(repo, env);
+  if (!previous.empty() && job_files_unchanged(env)) {
+    out << env.unit << ": unchanged, Slurm job " << previous << '\n';
+    if (request.dry_run) return 0;
+    // A new plan.json (input digests) is recorded, still naming the job.
+    if (repo.subtree(head_tree, env.dir) != repo.commit_tree(*env.applied_commit) &&
+        !record_applied(repo, env, false, *head.commit, head_tree, diagnostics,
+                        std::string(kSlurmJobTrailer) + previous + "\n"))
+      return 1;
+    return request.steps.wait ? wait_for_job(request, env.unit, previous, out, diagnostics) : 0;
+  }
+  if (!previous.empty() && !cancel_replaced_job(request, env, previous, out, diagnostics)) return 1;
+  const std::string dir = workdir + "/" + env.dir;
+  out << (request.dry_run ? "Would submit " : "Submitting ") << env.unit << ": "
+      << shell_words(slurm::submit_command("sbatch", dir, action.script)) << '\n';
+  if (request.dry_run) return 0;
+  std::string error;
+  std::optional<std::string> id =
+      slurm::submit(dir, action.script, *parse_duration(request.steps.timeout), error);
+  if (!id) {
+    diagnostics.report(Code::E0730, {}, env.unit + ": " + error,
+                       "sbatch's message above says why; nothing was recorded");
+    return 1;
+  }
+  out << "Submitted " << env.unit << " as Slurm job " << *id << '\n';
+  if (!record_applied(repo, env, false, *head.commit, head_tree, diagnostics,
+                      std::string(kSlurmJobTrailer) + *id + "\n"))
+    return 1;
+  return request.steps.wait ? wait_for_job(request, env.unit, *id, out, diagnostics) : 0;
+}
+
+}  // namespace
+
+int SlurmApplyDriver::apply(const ApplyContext& context, const std::vector<EnvPlan>& envs,
+                            const std::vector<EnvPlan>& removed, std::ostream& out,
+                            Diagnostics& diagnostics) const {
+  if (!cancel_removed_slurm_envs(context.request, context.repo, removed, *context.head.commit, out,
+                                 diagnostics))
+    return 1;
+  return apply_slurm_envs(context.request, context.repo, context.head, *context.head_tree,
+                          context.workdir, envs, out, diagnostics);
+}
+
+int SlurmApplyDriver::destroy(const DestroyRequest& request, Repository& repo, const EnvPlan& env,
+                              std::ostream& out, Diagnostics& diagnostics) const {
+  ApplyRequest as_apply;
+  as_apply.dry_run = request.dry_run;
+  as_apply.steps = request.steps;
+  return cancel_slurm_env(as_apply, repo, env, "Destroyed on purpose.", out, diagnostics) ? 0 : 1;
+}
+
+int apply_slurm_envs(const ApplyRequest& request, Repository& repo, const Head& head,
+                     const ObjectId& head_tree, const std::string& workdir,
+                     const std::vector<EnvPlan>& envs, std::ostream& out,
+                     Diagnostics& diagnostics) {
+  if (request.steps.admin) return 0;  // a Slurm env has nothing for the platform team
+  int status = 0;
+  for (const EnvPlan& env : envs) {
+    for (const PlanAction& action : env.manifest.actions) {
+      if (action.action != "submit") continue;
+      int one = submit_env(request, repo, head, head_tree, workdir, env, action, out, diagnostics);
+      if (one == 1) return 1;
+      status = std::max(status, one);
+    }
+  }
+  return status;
+}
+
+bool cancel_slurm_env(const ApplyRequest& request, Repository& repo, const EnvPlan& env,
+                      const std::string& why, std::ostream& out, Diagnostics& diagnostics) {
+  const std::string id = recorded_job(repo, env);
+  out << (request.dry_run ? "Would destroy " : "Destroying ") << env.unit << '\n';
+  if (request.dry_run) {
+    if (!id.empty()) out << "$ " << shell_words(slurm::cancel_command(id)) << '\n';
+    return true;
+  }
+  // A failed scancel leaves the record as it is, so the next try cancels again.
+  if (!id.empty() && !cancel_active_job(request, env.unit, id, out, diagnostics)) return false;
+  return record_destroyed(repo, env, false, why, diagnostics);
+}
+
+bool cancel_removed_slurm_envs(const ApplyRequest& request, Repository& repo,
+                               const std::vector<EnvPlan>& removed, const ObjectId& head,
+                               std::ostream& out, Diagnostics& diagnostics) {
+  if (request.steps.admin) return true;
+  for (const EnvPlan& env : removed) {
+    if (!cancel_slurm_env(request, repo, env, "The env left the plan at " + to_hex(head) + ".", out,
+                          diagnostics))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace mlenv::plan

@@ -1,0 +1,113 @@
+// `mlenvc logs` of a Slurm env: the files the job's `--output` and `--error` name, in which
+// `srun --label` marked each line with its task, which is the node rank (platforms/slurm/).
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "compiler/day2/line_stream.h"
+#include "compiler/diag/render.h"
+#include "platforms/slurm/slurm_env.h"
+#include "platforms/slurm/slurm_jobs.h"
+
+namespace mlenv::plan::day2 {
+namespace {
+
+// A log file read from where the last read stopped; `partial` holds a line not yet ended.
+struct FollowedFile {
+  std::string path;
+  std::streamoff offset = 0;
+  std::string partial;
+};
+
+// The whole lines `file` gained since the last call (a last line without a newline only when
+// `flush`); a file the job has not created yet gives none.
+std::vector<std::string> new_lines(FollowedFile& file, bool flush) {
+  std::ifstream in(file.path, std::ios::binary);
+  std::vector<std::string> lines;
+  if (in) {
+    in.seekg(file.offset);
+    std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    file.offset += static_cast<std::streamoff>(chunk.size());
+    file.partial += chunk;
+  }
+  std::size_t start = 0;
+  for (std::size_t end; (end = file.partial.find('\n', start)) != std::string::npos;
+       start = end + 1)
+    lines.push_back(file.partial.substr(start, end - start));
+  file.partial.erase(0, start);
+  // A line longer than line_stream's limit is cut into pieces, as the pods' logs are.
+  while (file.partial.size() > kMaxLine || (flush && !file.partial.empty())) {
+    lines.push_back(file.partial.substr(0, kMaxLine));
+    file.partial.erase(0, kMaxLine);
+  }
+  return lines;
+}
+
+// `[N] text` for a line srun labelled with task N, `[job] text` for the batch script's own
+// (and slurmstepd's); "" when `rank` asks for another rank.
+std::string shown(std::string_view line, const std::optional<int>& rank) {
+  slurm::LabelledLine labelled = slurm::parse_labelled_line(line);
+  if (rank && labelled.task != rank) return "";
+  const std::string prefix = labelled.task ? "[" + std::to_string(*labelled.task) + "] " : "[job] ";
+  return prefix + printable(labelled.text) + "\n";
+}
+
+// Without -f: each rank's lines in one piece, rank after rank, then the job's own lines.
+void print_by_rank(std::vector<FollowedFile>& files, const std::optional<int>& rank,
+                   std::ostream& out) {
+  std::map<int, std::string> by_task;  // the job's own lines under a key after every rank
+  for (FollowedFile& file : files) {
+    for (const std::string& line : new_lines(file, true)) {
+      std::string text = shown(line, rank);
+      if (!text.empty()) by_task[slurm::parse_labelled_line(line).task.value_or(1 << 30)] += text;
+    }
+  }
+  for (const auto& [task, text] : by_task) out << text;
+}
+
+// With -f: lines as the job writes them, until the job has ended (or neither squeue nor sacct
+// knows it any more); the state is asked before each read, so the last read sees every line.
+void follow(const AppliedEnv& env, std::vector<FollowedFile>& files, const std::optional<int>& rank,
+            int timeout_seconds, std::ostream& out) {
+  for (;;) {
+    std::optional<slurm::JobState> state = slurm::job_state(job_id(env), timeout_seconds);
+    const bool ended = !state || state->finished;
+    for (FollowedFile& file : files) {
+      for (const std::string& line : new_lines(file, ended)) out << shown(line, rank);
+    }
+    out.flush();
+    if (ended) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+}  // namespace
+
+int show_slurm_logs(const AppliedEnv& env, const LogsRequest& request, std::ostream& out,
+                    Diagnostics& diagnostics) {
+  if (request.rank && !check_rank(env, *request.rank, diagnostics)) return 1;
+  std::vector<FollowedFile> files;
+  bool any = false;
+  for (const std::string& file : slurm::log_files(env.plan.env, job_id(env))) {
+    files.push_back({(std::filesystem::path(env.dir) / file).string(), 0, ""});
+    any = any || std::filesystem::exists(files.back().path);
+  }
+  if (request.follow) {
+    follow(env, files, request.rank, request.target.timeout_seconds, out);
+    return 0;
+  }
+  if (!any) {
+    diagnostics.report(Code::E0752, {},
+                       "Slurm job " + job_id(env) + " of `" + env.unit +
+                           "` has written no log yet: no `" + files[0].path + "`",
+                       "see `mlenvc status " + env.unit + "`");
+    return 1;
+  }
+  print_by_rank(files, request.rank, out);
+  return 0;
+}
+
+}  // namespace mlenv::plan::day2

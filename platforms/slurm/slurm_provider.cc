@@ -1,0 +1,73 @@
+// The Slurm provider: envs are batch jobs (slurm_target.h), submitted and cancelled by apply
+// (slurm_apply.h), asked about through Slurm's clients (slurm_env.h).
+
+#include "platforms/slurm/slurm_provider.h"
+
+#include <algorithm>
+
+#include "compiler/plan/change.h"
+#include "compiler/plan/plan_tree.h"
+#include "platforms/slurm/slurm_apply.h"
+#include "platforms/slurm/slurm_env.h"
+#include "platforms/slurm/slurm_target.h"
+
+namespace mlenv::platforms {
+namespace {
+
+class SlurmProvider : public Provider {
+ public:
+  ir::Platform platform() const override { return ir::Platform::slurm; }
+  const target::Target& target() const override { return target_; }
+  /// A Slurm env has no objects; its run is the job (diff_unit).
+  bool is_run_kind(std::string_view) const override { return false; }
+  std::string replace_reason(std::string_view, std::string_view,
+                             const std::map<std::string, std::string>&) const override {
+    return {};
+  }
+  void diff_unit(const plan::PlanTree& before, const plan::PlanTree& after, const std::string& unit,
+                 const std::vector<std::string>& paths, plan::PlanDiff& diff) const override;
+  const plan::ApplyDriver& apply() const override { return apply_; }
+  const plan::day2::Day2Driver& day2() const override { return day2_; }
+
+ private:
+  target::slurm::SlurmTarget target_;
+  plan::SlurmApplyDriver apply_;
+  plan::day2::SlurmDay2Driver day2_;
+};
+
+// A Slurm env has no objects: its run is the job apply submits. The plan shows that job as
+// `<unit>/SlurmJob/<env>`, created and deleted with the env and replaced when a file it runs
+// from (script, boot.json, Dockerfile) changed, because apply then cancels the job and submits
+// a new one (slurm_apply.cc). `paths` are the unit's changed files; plan.json alone (input
+// digests) is not a change of the job.
+void SlurmProvider::diff_unit(const plan::PlanTree& before, const plan::PlanTree& after,
+                              const std::string& unit, const std::vector<std::string>& paths,
+                              plan::PlanDiff& diff) const {
+  const std::string plan_json = unit + "/plan.json";
+  const bool had = before.find(plan_json) != nullptr;
+  const bool has = after.find(plan_json) != nullptr;
+  const std::string env = unit.substr(unit.rfind('/') + 1);
+  plan::Change job;
+  job.address = unit + "/SlurmJob/" + env;
+  job.kind = "SlurmJob";
+  job.action = plan::Action::Replace;
+  job.file = unit + "/" + env + ".sbatch";
+  if (!had || !has) {
+    job.action = had ? plan::Action::Delete : plan::Action::Create;
+  } else if (std::any_of(paths.begin(), paths.end(),
+                         [&](const std::string& path) { return path != plan_json; })) {
+    job.reason = "run spec changed";
+  } else {
+    return;
+  }
+  diff.changes.push_back(std::move(job));
+}
+
+}  // namespace
+
+const Provider& slurm_provider() {
+  static const SlurmProvider provider;
+  return provider;
+}
+
+}  // namespace mlenv::platforms
