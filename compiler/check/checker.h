@@ -23,6 +23,10 @@
 
 namespace mlenv::check {
 
+/// The cluster's platform, read once from its `platform` field (the schema's enum; OpenShift
+/// where unset).
+ir::Platform platform_of(const Value* cluster);
+
 struct Module;
 
 /// One declaration and its evaluation state.

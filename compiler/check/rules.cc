@@ -14,6 +14,11 @@
 #include "compiler/ir/program.h"
 
 namespace mlenv::check {
+
+ir::Platform platform_of(const Value* cluster) {
+  return ir::parse_platform(text_at(cluster, {"platform"})).value_or(ir::Platform::openshift);
+}
+
 namespace {
 
 // What every rule reads of one env.
@@ -280,11 +285,6 @@ std::string dotted(std::initializer_list<const char*> path) {
   std::string out;
   for (const char* step : path) out += (out.empty() ? "" : ".") + std::string(step);
   return out;
-}
-
-// The cluster's platform, read once from its `platform` field (the schema's enum).
-ir::Platform platform_of(const Value* cluster) {
-  return ir::parse_platform(text_at(cluster, {"platform"})).value_or(kOpenShift);
 }
 
 bool has_platform(std::initializer_list<ir::Platform> platforms, ir::Platform platform) {

@@ -26,6 +26,8 @@ void check_acceptance_memory(const Value& env, const Value* cluster, Diagnostics
   const std::string max_text = text_at(acceptance, {"max_bytes"});
   if (!gpu || max_text.empty()) return;
   const std::int64_t max_bytes = quantity_integer(max_text).value_or(0);
+  // Outside mlenv-boot's 8 B to 1 TiB, E0304 reports the value itself.
+  if (max_bytes < 8 || max_bytes > (std::int64_t{1} << 40)) return;
   // mlenv-boot allocates a send and a receive buffer of max_bytes on every GPU.
   const long double needed = 2.0L * max_bytes + kGpuReserveBytes;
   if (needed <= static_cast<long double>(*gpu)) return;

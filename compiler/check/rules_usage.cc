@@ -13,6 +13,7 @@
 
 #include "compiler/base/pattern.h"
 #include "compiler/base/quantity.h"
+#include "compiler/check/checker.h"
 #include "compiler/check/launcher.h"
 #include "compiler/check/types.h"
 #include "compiler/check/value_paths.h"
@@ -319,7 +320,7 @@ void check_run_fields(const View& v) {
 // Kueue admits only workloads that name a LocalQueue: without one, `priority` and the
 // cluster's `topology` are ignored and the JobSet bypasses the quota.
 void check_queue(const View& v) {
-  if (text_at(v.cluster, {"platform"}) != "kubernetes" || v.env.get("queue")) return;
+  if (platform_of(v.cluster) != ir::Platform::kubernetes || v.env.get("queue")) return;
   if (const Value* priority = v.env.get("priority")) {
     v.diagnostics.report(
         Code::E0430, priority->range,
@@ -397,7 +398,7 @@ void check_usage(const Value& env, const UsageContext& context, CheckedValues& c
                  Diagnostics& diagnostics) {
   const Value* cluster = env.get("cluster");
   if (!cluster) return;
-  const View v{env,     cluster,    context, text_at(cluster, {"platform"}) != "slurm",
+  const View v{env,     cluster,    context, platform_of(cluster) != ir::Platform::slurm,
                checked, diagnostics};
   check_env_name(v);
   check_quantities(v);

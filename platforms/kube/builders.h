@@ -23,7 +23,7 @@ struct PodExtras {
   std::vector<Value> volumes;                      ///< volumes the sidecars need
   std::map<std::string, std::string> annotations;  ///< pod template annotations
   /// The pod's fsGroup: the kubelet makes the claims' roots group-writable for it; none where
-  /// the platform assigns one (OpenShift's SCCs) or the pod runs as root.
+  /// the platform's admission assigns one or the pod runs as root.
   std::optional<std::int64_t> fs_group;
   std::string pull_secret;  ///< the pods' imagePullSecrets entry, "" for none
 };

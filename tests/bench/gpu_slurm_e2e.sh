@@ -26,8 +26,8 @@ case "${1:-}" in
   *) mlenvc=$(realpath "$1") ;;
 esac
 if [ "$mode" = render ]; then
-  gpus=${MLENV_E2E_GPUS:?name the GPU machine's GPU count}
-  python=${MLENV_E2E_PYTHON:?name the GPU machine's python3}
+  gpus=${MLENV_E2E_GPUS:?the GPU count of the GPU machine}
+  python=${MLENV_E2E_PYTHON:?the python3 of the GPU machine}
   root=${MLENV_E2E_ROOT:-$root}
 else
   export PATH=/usr/local/cuda/bin:$PATH

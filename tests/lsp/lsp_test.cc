@@ -316,7 +316,7 @@ TEST_CASE("a deleted import, and an importer checked again when its import chang
                               "  storage {\n    mode = rwx\n    class = \"nfs\"\n  }\n}\n");
   std::string text =
       "import \"./base\"\nimport \"std/images/pytorch\"\n\nenv e {\n  cluster = base.c\n"
-      "  image   = pytorch.pytorch29\n  network = tcp\n}\n";
+      "  image   = pytorch.pytorch29\n  network = tcp\n  gpus    = 0\n}\n";
   std::string main = dir.file("main.mlenv", text);
   client.open(main, text);
   REQUIRE(client.codes(main).empty());

@@ -80,10 +80,14 @@ InactiveLimit=0
 MinJobAge=300
 KillWait=5
 Waittime=0
-NodeName=n1 NodeAddr=127.0.0.1 Port=$n1_port CPUs=$cpus RealMemory=$memory_mb State=UNKNOWN
-NodeName=n2 NodeAddr=127.0.0.1 Port=$n2_port CPUs=$cpus RealMemory=$memory_mb State=UNKNOWN
+GresTypes=gpu
+NodeName=n1 NodeAddr=127.0.0.1 Port=$n1_port CPUs=$cpus RealMemory=$memory_mb Gres=gpu:1 State=UNKNOWN
+NodeName=n2 NodeAddr=127.0.0.1 Port=$n2_port CPUs=$cpus RealMemory=$memory_mb Gres=gpu:1 State=UNKNOWN
 PartitionName=test Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
 EOF
+# One GPU per node whose device file is /dev/null: an acceptance run, which check refuses
+# without a GPU (E0427), asks for it with --gpus-per-node and runs on this CPU host.
+echo "Name=gpu File=/dev/null" >"$dir/gres.conf"
 export MLENV_SLURM_DIR=$dir
 
 # -D: stay in the foreground, so the pids are ours to stop; -i: ignore any saved state.
