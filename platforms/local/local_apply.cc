@@ -142,13 +142,20 @@ int start_env(const ApplyContext& context, const EnvPlan& env, const std::string
                                     : 0;
 }
 
-// One env: kept while its files are those last applied and it runs; else stopped and started.
+// Whether rank 0 of the env in `dir` was started (its pid file is there).
+bool started(const std::string& dir) {
+  return node_state(dir, 0).pid != 0;
+}
+
+// One env: kept while its files are those last applied, running or ended, as a run that did
+// not change is not run again (a Job, a Slurm job); else stopped and started.
 int apply_env(const ApplyContext& context, const EnvPlan& env, std::optional<std::string>& boot,
               std::ostream& out, Diagnostics& diagnostics) {
   const ApplyRequest& request = context.request;
   const std::string dir = context.workdir + "/" + env.dir;
-  if (run_files_unchanged(env) && !running_sessions(dir, node_count(env)).empty()) {
-    out << env.unit << ": unchanged, running\n";
+  if (run_files_unchanged(env) && started(dir)) {
+    const bool running = !running_sessions(dir, node_count(env)).empty();
+    out << env.unit << ": unchanged, " << (running ? "running" : "ended") << '\n';
     return 0;
   }
   if (!stop_env(context.repo, env, dir, request.dry_run, out, diagnostics)) return 1;

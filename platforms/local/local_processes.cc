@@ -26,11 +26,16 @@ std::string run_dir(const std::string& env_dir) {
   return env_dir + "/" + target::local::kRunDir;
 }
 
-// The whole of a small file, or nullopt when it cannot be read.
+// The whole of a small file, or nullopt when it cannot be read. A /proc file of a process that
+// exits meanwhile fails its read (ESRCH), which libstdc++'s filebuf throws.
 std::optional<std::string> read_whole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 std::optional<int> read_int(const std::string& path) {

@@ -3,8 +3,8 @@
 # two-node envs start each node as an mlenv-boot process of this machine, meeting on loopback.
 # `ranks` exits by itself: status shows both ranks exited 0, logs show each rank's line, and
 # each rank's command saw RANK, WORLD_SIZE and MASTER_ADDR 127.0.0.1. `sleeper` runs: status
-# shows both running, shell --rank 1 has the command's environment, destroy ends every process
-# of its nodes and keeps none. A field that does not apply on local is E0418.
+# shows both running, shell --rank 1 has the command's environment, an unchanged apply keeps
+# it, a changed one restarts it, destroy ends every process of its nodes and keeps none. A field that does not apply on local is E0418.
 # Usage: local.sh MLENVC MLENV_BOOT PROGRAM_TEMPLATE
 set -euo pipefail
 mlenvc=$1 boot=$2 template=$3
@@ -71,6 +71,28 @@ done
 grep -qx 'shell RANK=1' shell.out || { cat shell.out; fail "the shell lacks rank 1's environment"; }
 "$mlenvc" status sleeper >status.out 2>&1
 [ "$(grep -c running status.out)" = 2 ] || { cat status.out; fail "sleeper is not running"; }
+
+# Applied again unchanged, a running env keeps its nodes; changed, the plan says its nodes
+# restart and apply ends the old ones before it starts the new.
+old_sids=$(cat plans/laptop/sleeper/run/rank-*.pid)
+MLENV_BOOT=$boot "$mlenvc" apply >apply.out 2>&1 || { cat apply.out; fail "apply failed"; }
+grep -qx 'laptop/sleeper: unchanged, running' apply.out || { cat apply.out; fail "not kept"; }
+grep -qx 'laptop/ranks: unchanged, ended' apply.out || { cat apply.out; fail "ranks ran again"; }
+sed -i 's/"sleep", "600"/"sleep", "601"/' lab.mlenv && git commit -qam "sleep longer"
+"$mlenvc" plan lab.mlenv >plan.out 2>&1 || { cat plan.out; exit 1; }
+grep -A1 '^-/+ laptop/sleeper/LocalRun/sleeper' plan.out | grep -q 'nodes restart' || { cat plan.out; fail "no restart planned"; }
+MLENV_BOOT=$boot "$mlenvc" apply >apply.out 2>&1 || { cat apply.out; fail "apply failed"; }
+grep -q 'Stopping 2 running nodes of laptop/sleeper' apply.out || { cat apply.out; fail "not stopped"; }
+for sid in $old_sids; do
+  [ -z "$(ps -o stat= -s "$sid" | grep -v '^Z' || true)" ] || fail "old session $sid still runs"
+done
+for rank in 0 1; do sessions+=("$(cat "plans/laptop/sleeper/run/rank-$rank.pid")"); done
+for _ in $(seq 1 50); do
+  "$mlenvc" status sleeper >status.out 2>&1
+  [ "$(grep -c running status.out)" = 2 ] && break
+  sleep 0.2
+done
+[ "$(grep -c running status.out)" = 2 ] || { cat status.out; fail "new sleeper is not running"; }
 sids=$(cat plans/laptop/sleeper/run/rank-*.pid)
 "$mlenvc" destroy sleeper >destroy.out 2>&1 || { cat destroy.out; fail "destroy failed"; }
 # A zombie has ended; only its parent can reap it, which for these is init (where init reaps
