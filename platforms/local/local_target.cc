@@ -22,14 +22,35 @@ BootPlacement placement() {
   return p;
 }
 
-// Rank 0 runs mlenv-boot's rendezvous listener and the trainer's store on one address, so the
-// same port for both fails at start (EADDRINUSE), as on every platform.
-void check_ports(const ir::Env& env, Diagnostics& diagnostics) {
-  if (env.rdzv_port != env.master_port) return;
-  diagnostics.report(Code::E0423, env.range,
-                     "env `" + env.name + "`: `rdzv_port` " + std::to_string(env.rdzv_port) +
-                         " is also the port of `master_port`",
-                     "choose another `rdzv_port`");
+// The program's local envs, in program order.
+std::vector<const ir::Env*> local_envs(const std::vector<const ir::Env*>& envs) {
+  std::vector<const ir::Env*> out;
+  for (const ir::Env* env : envs) {
+    if (env->cluster.platform == ir::Platform::local) out.push_back(env);
+  }
+  return out;
+}
+
+// Every local env listens on this machine's one network namespace: rank 0's mlenv-boot on
+// `rdzv_port` and its trainer's store on `master_port`. A port used twice, by one env or by
+// two that run at once, fails at start (EADDRINUSE). `envs[i]` against itself and the earlier.
+void check_ports(const std::vector<const ir::Env*>& envs, std::size_t i, Diagnostics& diagnostics) {
+  const ir::Env& env = *envs[i];
+  auto report = [&](int port, const std::string& other) {
+    diagnostics.report(Code::E0423, env.range,
+                       "env `" + env.name + "`: port " + std::to_string(port) +
+                           " is also the port of " + other + " on this machine",
+                       "give each local env its own `rdzv_port` and `master_port`");
+  };
+  if (env.rdzv_port == env.master_port) report(env.rdzv_port, "its `master_port`");
+  for (std::size_t j = 0; j < i; ++j) {
+    for (int port : {env.rdzv_port, env.master_port}) {
+      if (port == envs[j]->rdzv_port || port == envs[j]->master_port) {
+        report(port, "env `" + envs[j]->name + "`");
+        break;
+      }
+    }
+  }
 }
 
 // apply starts the nodes (PLAN_JSON.md): the env has no objects, so after nothing.
@@ -48,10 +69,12 @@ std::string image_note(const EnvLayout& layout) {
          layout.image_tag + "` (containers are not supported on platform local yet)";
 }
 
-EnvOutput render_env(const EnvLayout& layout, const PlanContext& context, bool tree) {
+// `envs` are the program's local envs, `layout` the one of envs[i].
+EnvOutput render_env(const EnvLayout& layout, const std::vector<const ir::Env*>& envs,
+                     std::size_t i, const PlanContext& context, bool tree) {
   const ir::Env& env = *layout.env;
   EnvOutput out;
-  check_ports(env, out.diagnostics);
+  check_ports(envs, i, out.diagnostics);
   if (!env.on_host) out.notes.push_back({layout.dir, image_note(layout)});
   if (!tree || out.diagnostics.has_errors()) return out;
   std::vector<PlannedFile> listed;
@@ -78,19 +101,23 @@ const char* const kBootNote =
 
 std::vector<std::string> LocalTarget::check(const ir::Program& program,
                                             Diagnostics& diagnostics) const {
-  std::vector<Note> notes;
-  for (const ir::Env& env : program.envs) {
-    check_ports(env, diagnostics);
-    notes.push_back({"", kBootNote});
-  }
-  return grouped(notes);
+  std::vector<const ir::Env*> all;
+  for (const ir::Env& env : program.envs) all.push_back(&env);
+  const std::vector<const ir::Env*> envs = local_envs(all);
+  for (std::size_t i = 0; i < envs.size(); ++i) check_ports(envs, i, diagnostics);
+  return grouped(std::vector<Note>(envs.empty() ? 0 : 1, Note{"", kBootNote}));
 }
 
 Output LocalTarget::render(const ir::Program& program, Diagnostics& diagnostics,
                            Scope scope) const {
   auto render_one = [](const std::vector<EnvLayout>& layouts, std::size_t i,
                        const PlanContext& context, bool tree) {
-    EnvOutput out = render_env(layouts[i], context, tree);
+    std::vector<const ir::Env*> all;
+    for (const EnvLayout& layout : layouts) all.push_back(layout.env);
+    const std::vector<const ir::Env*> envs = local_envs(all);
+    const std::size_t at = static_cast<std::size_t>(
+        std::find(envs.begin(), envs.end(), layouts[i].env) - envs.begin());
+    EnvOutput out = render_env(layouts[i], envs, at, context, tree);
     out.notes.push_back({"", kBootNote});
     return out;
   };

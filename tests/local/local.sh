@@ -4,7 +4,8 @@
 # `ranks` exits by itself: status shows both ranks exited 0, logs show each rank's line, and
 # each rank's command saw RANK, WORLD_SIZE and MASTER_ADDR 127.0.0.1. `sleeper` runs: status
 # shows both running, shell --rank 1 has the command's environment, an unchanged apply keeps
-# it, a changed one restarts it, destroy ends every process of its nodes and keeps none. A field that does not apply on local is E0418.
+# it, a changed one restarts it, destroy ends every process of its nodes and keeps none. A
+# field that does not apply on local is E0418, a port two local envs share E0423.
 # Usage: local.sh MLENVC MLENV_BOOT PROGRAM_TEMPLATE
 set -euo pipefail
 mlenvc=$1 boot=$2 template=$3
@@ -62,6 +63,10 @@ for rank in 0 1; do
 done
 "$mlenvc" logs ranks --rank 1 >logs1.out 2>&1
 ! grep -q '^\[0\]' logs1.out || fail "logs --rank 1 shows rank 0"
+grep -q '^\[1\] saw RANK=1' logs1.out || fail "logs --rank 1 lacks rank 1"
+# -f follows until no node runs: here at once, with every line.
+timeout 20 "$mlenvc" logs ranks -f >logsf.out 2>&1 || fail "logs -f did not end"
+cmp -s <(sort logs.out) <(sort logsf.out) || { diff logs.out logsf.out; fail "logs -f differs"; }
 
 # sleeper: running; a shell has rank 1's environment; destroy leaves no process.
 for _ in $(seq 1 100); do
@@ -107,4 +112,9 @@ done
 sed 's/api      = "localhost"/api = "localhost"\n  partition = "gpu"/' lab.mlenv >bad.mlenv
 if "$mlenvc" check bad.mlenv >check.out 2>&1; then fail "partition passed on local"; fi
 grep -q 'E0418' check.out || { cat check.out; fail "partition is not E0418"; }
+# Two local envs listen on one machine: a port both use is E0423.
+sed "s/rdzv_port   = ${ports[2]}/rdzv_port   = ${ports[1]}/" lab.mlenv >clash.mlenv
+if "$mlenvc" check clash.mlenv >check.out 2>&1; then fail "a shared port passed on local"; fi
+grep -q "E0423.*port ${ports[1]} is also the port of env \`ranks\`" check.out ||
+  { cat check.out; fail "a shared port is not E0423"; }
 echo "local: two nodes ran, status, logs, shell and destroy work; partition is E0418"
