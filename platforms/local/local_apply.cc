@@ -9,6 +9,7 @@
 
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
+#include "platforms/common/env_layout.h"
 #include "platforms/local/local_drivers.h"
 #include "platforms/local/local_processes.h"
 #include "platforms/local/local_target.h"
@@ -18,8 +19,9 @@ namespace {
 
 using platforms::local::node_state;
 
-// How long mlenv-boot may take to stop its workers on SIGTERM before they are killed.
-constexpr int kStopGraceSeconds = 30;
+// How long mlenv-boot may take to stop its workers on SIGTERM before they are killed: its own
+// grace (boot.json `timeouts.grace_s`) and a little for itself.
+constexpr int kStopGraceSeconds = target::kStopGraceSeconds + 5;
 
 // The mlenv-boot apply starts: the one MLENV_BOOT names, else the one on PATH (as a Slurm host
 // env's script does). E0703 when there is none.
