@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "platforms/kubernetes/kubernetes_provider.h"
+#include "platforms/local/local_provider.h"
 #include "platforms/openshift/openshift_provider.h"
 #include "platforms/provider.h"
 #include "platforms/slurm/slurm_provider.h"
@@ -15,6 +16,7 @@ const std::vector<const Provider*>& providers() {
       &openshift_provider(),
       &kubernetes_provider(),
       &slurm_provider(),
+      &local_provider(),
   };
   return all;
 }

@@ -262,6 +262,7 @@ struct PlatformField {
 constexpr ir::Platform kOpenShift = ir::Platform::openshift;
 constexpr ir::Platform kKubernetes = ir::Platform::kubernetes;
 constexpr ir::Platform kSlurm = ir::Platform::slurm;
+constexpr ir::Platform kLocal = ir::Platform::local;
 
 const PlatformField kPlatformFields[] = {
     {false, {"namespace"}, {kOpenShift, kKubernetes}},
@@ -357,7 +358,9 @@ class PlatformReport {
 // What each platform cannot do without; and `image.registry`, which only OpenShift ignores.
 void check_platform_needs(const EnvView& v, PlatformReport& report, Diagnostics& diagnostics) {
   const ir::Platform platform = report.platform();
-  if (platform != kSlurm) {
+  // Slurm and local envs run on hosts: no namespace, claims or image needed.
+  const bool on_hosts = platform == kSlurm || platform == kLocal;
+  if (!on_hosts) {
     if (!v.cluster->get("namespace")) {
       report.missing("namespace", declared_at(*v.cluster), "every object lives in it");
     }
@@ -365,13 +368,13 @@ void check_platform_needs(const EnvView& v, PlatformReport& report, Diagnostics&
       report.missing("storage", declared_at(*v.cluster),
                      "the workspace and datasets volumes are claims of its class");
     }
-  } else if (!v.cluster->get("partition")) {
+  } else if (platform == kSlurm && !v.cluster->get("partition")) {
     report.missing("partition", declared_at(*v.cluster), "sbatch submits to it");
   }
   const Value* image = v.env.get("image");
-  if (!image && platform != kSlurm) {
+  if (!image && !on_hosts) {
     report.missing("image", declared_at(v.env),
-                   "its pods run the image; only a Slurm job can run on the host");
+                   "its pods run the image; only a Slurm or local env can run on the host");
   }
   const Value* registry = get_path(image, {"registry"});
   if (platform == kKubernetes && image && !registry) {
@@ -384,10 +387,10 @@ void check_platform_needs(const EnvView& v, PlatformReport& report, Diagnostics&
   }
 }
 
-// What a batch job on bare metal has no place for, where it differs from the default: storage
-// classes and memlock (the nodes' own), Routes and their proxies, debugpy's port-forward, pod
-// restarts and cleanup, labels on objects, and a rail's attachment (the host's interface is
-// the rail: seeds/004, RDMA guide).
+// What a batch job on bare metal, or a local env, has no place for, where it differs from the
+// default: storage classes and memlock (the nodes' own), Routes and their proxies, debugpy's
+// port-forward, pod restarts and cleanup, labels on objects, and a rail's attachment (the
+// host's interface is the rail: seeds/004, RDMA guide).
 void check_slurm_fields(const EnvView& v, PlatformReport& report) {
   auto set = [](const Value* value) {
     return value && (value->kind == Value::Kind::List    ? !value->items.empty()
@@ -429,7 +432,7 @@ void check_platform_fields(const EnvView& v, std::set<std::string>& reported,
     report.not_applicable((f.on_env ? "" : "cluster.") + dotted(f.path), at,
                           at != value->range ? value : nullptr);
   }
-  if (report.platform() == kSlurm) check_slurm_fields(v, report);
+  if (report.platform() == kSlurm || report.platform() == kLocal) check_slurm_fields(v, report);
   check_platform_needs(v, report, diagnostics);
 }
 

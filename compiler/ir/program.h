@@ -31,8 +31,8 @@ enum class EnvKind { dev, run, acceptance };
 enum class Service { vscode, jupyter, tensorboard };
 enum class Auth { oauth_proxy, none };
 /// What runs a cluster's envs; each has its provider (platforms/provider.h), listed once in
-/// platforms/registry.cc. `slurm` is the last.
-enum class Platform { openshift, kubernetes, slurm };
+/// platforms/registry.cc. `local` is the last.
+enum class Platform { openshift, kubernetes, slurm, local };
 
 /// The name of a platform as written in programs and plan.json ("openshift").
 constexpr const char* platform_name(Platform platform) {
@@ -41,6 +41,8 @@ constexpr const char* platform_name(Platform platform) {
       return "kubernetes";
     case Platform::slurm:
       return "slurm";
+    case Platform::local:
+      return "local";
     case Platform::openshift:
       break;
   }
@@ -50,7 +52,7 @@ constexpr const char* platform_name(Platform platform) {
 /// The platform spelled `name` (platform_name), or nullopt: programs and plan.json are read
 /// through this once, and everything after compares the enum.
 inline std::optional<Platform> parse_platform(std::string_view name) {
-  for (int i = 0; i <= static_cast<int>(Platform::slurm); ++i) {
+  for (int i = 0; i <= static_cast<int>(Platform::local); ++i) {
     if (name == platform_name(static_cast<Platform>(i))) return static_cast<Platform>(i);
   }
   return std::nullopt;

@@ -103,7 +103,7 @@ void read_additions(const YAML::Node& root, PlanManifest& plan) {
                       optional_text(item, "dockerfile", ""),
                       optional_text(item, "script", "")};
     if (action.action != "build" && action.action != "push" && action.action != "rollout" &&
-        action.action != "complete" && action.action != "submit")
+        action.action != "complete" && action.action != "submit" && action.action != "start")
       throw std::runtime_error("unknown action `" + action.action + "`");
     if (action.action == "build" && action.build_config.empty())
       throw std::runtime_error("build action without `build_config`");
@@ -113,6 +113,11 @@ void read_additions(const YAML::Node& root, PlanManifest& plan) {
     if (action.action == "submit") {
       if (action.script.empty() || action.script.find('/') != std::string::npos)
         throw std::runtime_error("submit action without a `script` in the env directory");
+      plan.actions.push_back(std::move(action));
+      continue;
+    }
+    // Nor has a local env: its nodes are started after nothing.
+    if (action.action == "start" && action.after.empty()) {
       plan.actions.push_back(std::move(action));
       continue;
     }

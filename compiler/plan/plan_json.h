@@ -49,7 +49,8 @@ struct PlanGrant {
 
 /// A post-apply action, run right after the object named by `after`.
 struct PlanAction {
-  std::string action;            ///< "build", "push", "rollout", "complete" or "submit" (Slurm)
+  std::string action;            ///< "build", "push", "rollout", "complete", "submit" (Slurm) or
+                                 ///< "start" (local)
   std::string after;             ///< `Kind/name` of an object of the env
   std::string build_config;      ///< build: the build configuration to start
   std::string image_stream_tag;  ///< build: `stream:tag` holding the built image

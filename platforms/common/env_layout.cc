@@ -68,7 +68,8 @@ EnvLayout make_layout(const ir::Env& env) {
   l.job_token_secret = env.name + "-job-token";
   const bool rdma = env.transport == ir::Transport::rdma && env.cluster.network.rdma;
   // On Slurm the job has the host's own HCAs: nothing attaches them (no Multus status).
-  l.rdma_attached = rdma && env.cluster.platform != ir::Platform::slurm;
+  l.rdma_attached = rdma && env.cluster.platform != ir::Platform::slurm &&
+                    env.cluster.platform != ir::Platform::local;
   // Which admission lets such a container in is the target's (openshift::env_scc on
   // OpenShift), the namespace's Pod Security level on Kubernetes.
   l.root_with_ipc_lock = rdma && !env.cluster.security.unlimited_memlock;

@@ -1,0 +1,48 @@
+#pragma once
+// apply and the day-2 commands of platform local: each node of an env is a session of local
+// processes (local_processes.h) started by apply, which records the env like any other.
+
+#include "compiler/apply/apply_driver.h"
+#include "compiler/day2/day2_driver.h"
+
+namespace mlenv::plan {
+
+/// The trailer of a local env's apply record: the session id of each rank, in rank order.
+inline constexpr std::string_view kLocalSessionsTrailer = "Local-Sessions: ";
+
+/// Starts each env's nodes (plan.json action `start`); stops the nodes of a changed env first,
+/// and of an env that left the plan; `--wait` waits for every node to exit.
+class LocalApplyDriver : public ApplyDriver {
+ public:
+  int apply(const ApplyContext& context, const std::vector<EnvPlan>& envs,
+            const std::vector<EnvPlan>& removed, std::ostream& out,
+            Diagnostics& diagnostics) const override;
+  /// Ends every process of the env's nodes, waits for them, and records the env destroyed.
+  int destroy(const DestroyRequest& request, Repository& repo, const EnvPlan& env,
+              std::ostream& out, Diagnostics& diagnostics) const override;
+};
+
+namespace day2 {
+
+/// The day-2 commands on the env's local processes: status and logs from its `run/` files,
+/// shell with the environment of a rank's command; sync, port-forward, urls and dev-session
+/// have nothing to reach (E0755): the env runs here.
+class LocalDay2Driver : public Day2Driver {
+ public:
+  bool status(AppliedEnv env, const EnvRequest& request, std::ostream& out,
+              Diagnostics& diagnostics) const override;
+  int logs(AppliedEnv env, const LogsRequest& request, std::ostream& out,
+           Diagnostics& diagnostics) const override;
+  int shell(AppliedEnv env, const ShellRequest& request, Diagnostics& diagnostics) const override;
+  int sync(AppliedEnv env, const SyncRequest& request, std::ostream& out,
+           Diagnostics& diagnostics) const override;
+  int port_forward(AppliedEnv env, const PortForwardRequest& request,
+                   Diagnostics& diagnostics) const override;
+  int urls(AppliedEnv env, const EnvRequest& request, std::ostream& out,
+           Diagnostics& diagnostics) const override;
+  int dev_session(AppliedEnv env, const DevSessionRequest& request, std::ostream& out,
+                  Diagnostics& diagnostics) const override;
+};
+
+}  // namespace day2
+}  // namespace mlenv::plan
