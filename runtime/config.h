@@ -74,7 +74,6 @@ struct BootConfig {
   double nccl_min_busbw_gbps = 0;
   std::uint64_t nccl_max_bytes = std::uint64_t{128} << 20;
   double nccl_timeout_s = 120;
-  std::string digest;  ///< a hash of the document's bytes, for the derived job token
 };
 
 /// Parses boot.json text; throws BootError(kExitConfigError) naming the offending key.
@@ -105,8 +104,5 @@ inline constexpr DurationBounds kGraceBounds = {0, true, 3600};
 /// Why a duration is outside its bounds ("must be ..."), or nothing when it is inside; NaN and
 /// infinities are always outside.
 std::optional<std::string> check_duration(double seconds, DurationBounds bounds);
-
-/// A 64-bit FNV-1a hash as 16 hex digits: stable across builds, for tokens and digests.
-std::string fnv1a_hex(std::string_view text);
 
 }  // namespace boot

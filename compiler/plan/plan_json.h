@@ -35,6 +35,7 @@ struct PlanSecret {
   std::string name;
   std::string key;
   int random_bytes = 0;
+  bool hex = false;  ///< `"encoding": "hex"`: the bytes as hex text (an environment variable)
 };
 
 /// An SCC the env's ServiceAccount must be allowed to `use`; apply checks it, never grants it.

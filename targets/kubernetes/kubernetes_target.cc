@@ -59,6 +59,7 @@ BootPlacement placement(const EnvLayout& layout) {
 // What apply does besides applying objects: build and push the image, then wait (PLAN_JSON.md).
 PlanSteps plan_steps(const EnvLayout& layout) {
   PlanSteps steps;
+  add_job_token_secret(steps, layout);
   Value& push = steps.actions.push(Value::map());
   push.set("action", "push");
   push.set("after", "ServiceAccount/" + layout.service_account);

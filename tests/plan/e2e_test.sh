@@ -60,7 +60,7 @@ git cat-file --batch-all-objects --batch | grep -q "$MLENV_E2E_TOKEN" && fail "a
 mkdir bin && ln -s "$fake" bin/oc
 export MLENV_FAKE_LOG="$tmp/log" MLENV_FAKE_REPLIES="$tmp/replies"
 printf '%s\n' 'get namespace|0|namespace/nccl-test' 'auth can-i|0|yes' \
-  'get istag|0|image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env@sha256:00' \
+  'get istag|0|image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env@sha256:0000000000000000000000000000000000000000000000000000000000000000' \
   > "$tmp/replies"
 PATH="$tmp/bin:$PATH" "$mlenvc" apply --dry-run > dry.out || fail "dry run"
 [ ! -e "$tmp/log" ] || fail "dry run ran a command"
