@@ -56,6 +56,8 @@ class Repository {
 
   /// The work tree's absolute path, ending with `/`; "" for a bare repository.
   std::string workdir() const;
+  /// The git directory (`.git/`, or where a `.git` file points), ending with `/`.
+  std::string git_dir() const;
   /// Whether git ignores `path` (relative to the work tree): `.gitignore` rules, as `git status`.
   bool ignored(const std::string& path) const;
   Head head() const;

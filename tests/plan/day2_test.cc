@@ -631,6 +631,25 @@ struct SlurmDay2Fixture : Day2Fixture {
   }
 };
 
+TEST_CASE("apply: a Slurm job runs the boot.json apply checked, not a later plan's", "[apply]") {
+  SlurmDay2Fixture f;
+  const std::string dir = f.dir.path() + "/plans/lab/ranks/";
+  const std::string blob = rev_parse(f.dir.path(), "HEAD:plans/lab/ranks/boot.json");
+  const std::string pinned = "logs/.applied/boot-" + blob + ".json";
+  // sbatch gets the copy as the script's argument; the script reads it when the job starts.
+  bool passed = false;
+  for (const std::string& command : f.commands())
+    passed = passed || command ==
+                           "sbatch --parsable --chdir=$TMP/plans/lab/ranks "
+                           "$TMP/plans/lab/ranks/ranks.sbatch " +
+                               pinned;
+  CHECK(passed);
+  CHECK(read_file(dir + pinned) == "{}");
+  // A later plan rewrites boot.json while the job waits in the queue: its copy stays.
+  write_file(dir + "boot.json", "{\"nnodes\": 64}");
+  CHECK(read_file(dir + pinned) == "{}");
+}
+
 TEST_CASE("day2: a Slurm env's status is its job's state and each rank's node", "[day2]") {
   SlurmDay2Fixture f;
   REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {

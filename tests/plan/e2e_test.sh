@@ -79,4 +79,18 @@ sed 's/^  debug    = true$/  debug    = false/' cluster.mlenv > "$tmp/linked/clu
   fail "plan in a linked work tree"
 git fsck --full --strict 2> fsck.err || { cat fsck.err; fail "git fsck after a linked plan"; }
 git cat-file -e other:plans/barcelona/ml-dev-env/boot.json || fail "the linked plan's blobs"
+
+# A work tree whose `.git` is a file naming a git directory elsewhere (`--separate-git-dir`, as
+# some CI checkouts have): the plan goes into the work tree, not beside the git directory.
+mkdir -p "$tmp/gitdirs"
+git init -q --separate-git-dir="$tmp/gitdirs/separate.git" "$tmp/checkout"
+git -C "$tmp/checkout" config user.email t@example.com
+git -C "$tmp/checkout" config user.name Test
+cp cluster.mlenv "$tmp/checkout/"
+(cd "$tmp/checkout" && git add cluster.mlenv && git commit -qm src &&
+  "$mlenvc" plan cluster.mlenv > /dev/null) || fail "plan in a work tree with a .git file"
+[ -f "$tmp/checkout/plans/barcelona/ml-dev-env/boot.json" ] || fail "no plan in the work tree"
+[ ! -e "$tmp/gitdirs/plans" ] || fail "the plan went beside the git directory"
+git -C "$tmp/checkout" cat-file -e HEAD:plans/barcelona/ml-dev-env/boot.json ||
+  fail "the plan's commit does not hold plans/"
 echo "e2e: ok"
