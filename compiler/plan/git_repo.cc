@@ -72,7 +72,7 @@ int walk_blob(const char* root, const git_tree_entry* entry, void* payload) {
 
 }  // namespace
 
-std::unique_ptr<Repository> Repository::discover(const std::string& path) {
+std::unique_ptr<Repository> Repository::discover(const std::string& path, std::string* why) {
   ensure_init();
   std::filesystem::path probe = std::filesystem::absolute(path);
   while (!probe.empty() && !std::filesystem::exists(probe) && probe != probe.root_path()) {
@@ -82,7 +82,11 @@ std::unique_ptr<Repository> Repository::discover(const std::string& path) {
   // the directory holding it as the work tree; opening the git directory it names made the
   // work tree that directory's parent, and plan wrote `plans/` there.
   git_repository* repo = nullptr;
-  if (git_repository_open_ext(&repo, probe.c_str(), 0, nullptr) != 0) return nullptr;
+  if (int code = git_repository_open_ext(&repo, probe.c_str(), 0, nullptr); code != 0) {
+    const git_error* error = git_error_last();
+    if (why && code != GIT_ENOTFOUND && error && error->message) *why = error->message;
+    return nullptr;
+  }
   return std::unique_ptr<Repository>(new Repository(repo));
 }
 

@@ -102,7 +102,16 @@ std::unique_ptr<PlanSession> PlanSession::open(const std::string& out_dir,
                                                Diagnostics& diagnostics) {
   std::unique_ptr<PlanSession> session(new PlanSession());
   fs::path start = out_dir.empty() ? fs::current_path() : fs::absolute(out_dir);
-  session->repo_ = Repository::discover(start.string());
+  std::string why;
+  session->repo_ = Repository::discover(start.string(), &why);
+  if (!why.empty()) {
+    diagnostics.report(Code::E0601, {},
+                       "the git repository holding `" +
+                           (out_dir.empty() ? std::string(".") : out_dir) +
+                           "` cannot be opened: " + why,
+                       "mlenvc reads repositories libgit2 supports (SHA-1 object names)");
+    return nullptr;
+  }
   if (!session->repo_ || session->repo_->workdir().empty()) {
     diagnostics.report(
         Code::E0601, {},

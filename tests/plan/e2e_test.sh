@@ -93,4 +93,10 @@ cp cluster.mlenv "$tmp/checkout/"
 [ ! -e "$tmp/gitdirs/plans" ] || fail "the plan went beside the git directory"
 git -C "$tmp/checkout" cat-file -e HEAD:plans/barcelona/ml-dev-env/boot.json ||
   fail "the plan's commit does not hold plans/"
+# A SHA-256 repository, which libgit2 cannot open: said so, not "no git work tree".
+if git init -q --object-format=sha256 "$tmp/sha256" 2> /dev/null; then
+  cp cluster.mlenv "$tmp/sha256/"
+  (cd "$tmp/sha256" && ! "$mlenvc" plan cluster.mlenv > /dev/null 2> err) || fail "plan in a SHA-256 repository"
+  grep -q "cannot be opened" "$tmp/sha256/err" || { cat "$tmp/sha256/err"; fail "SHA-256: the reason"; }
+fi
 echo "e2e: ok"
