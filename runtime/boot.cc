@@ -165,12 +165,24 @@ ProbeResult probe_this_node(const BootContext& context) {
   return probe;
 }
 
+// The run's secret, which only the job's nodes hold: the platform sets MLENV_JOB_TOKEN (a Secret
+// apply creates on Kubernetes and OpenShift, a random value the batch script makes on Slurm).
+// boot.json is committed and lies on shared disks, so nothing derived from it may admit a node.
+std::string job_token(const BootContext& context) {
+  std::optional<std::string> token = lookup(context.user, "MLENV_JOB_TOKEN");
+  if (!token || token->empty()) {
+    throw BootError(kExitConfigError,
+                    "MLENV_JOB_TOKEN is not set: a job of several nodes admits only nodes "
+                    "holding the run's secret (mlenvc apply creates it; by hand, give every "
+                    "node the same random value)");
+  }
+  return *token;
+}
+
 JoinRequest join_request(const BootContext& context, const Identity& identity,
                          const Endpoint& rank0, const ProbeResult& probe) {
-  std::optional<std::string> secret = lookup(context.user, "MLENV_JOB_TOKEN");
   JoinRequest request;
   request.job = context.config.job;
-  request.token = secret ? *secret : fnv1a_hex(context.config.job + "\n" + context.config.digest);
   request.nnodes = identity.nnodes;
   request.nproc_per_node = context.config.nproc_per_node;
   request.report.rank = identity.node_rank;
@@ -233,9 +245,9 @@ Agreement join(const BootContext& context, const Identity& identity, const JoinR
                const Endpoint& rank0, double discovery_s, double rendezvous_s) {
   Membership membership =
       join_rendezvous(rank0, request, after(context.start, discovery_s), rendezvous_s);
-  if (membership.plan.nnodes != identity.nnodes) {
-    throw BootError(kExitConfigError,
-                    "rank 0 planned for " + std::to_string(membership.plan.nnodes) + " nodes");
+  if (std::optional<std::string> why =
+          plan_mismatch(context.config, identity.nnodes, membership.plan)) {
+    throw BootError(kExitConfigError, "refusing rank 0's plan: " + *why);
   }
   Agreement agreement;
   agreement.plan = membership.plan;
@@ -256,6 +268,7 @@ Agreement agree_on_plan(const BootContext& context, const Identity& identity,
     agreement.plan = decide_plan(context.config, {request.report}, context.config.job);
     return agreement;
   }
+  request.token = job_token(context);
   if (identity.node_rank == 0) {
     return coordinate(context, identity, probe, request, rank0.port, rendezvous_s);
   }

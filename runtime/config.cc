@@ -155,17 +155,6 @@ Rendezvous parse_rendezvous(const Json& root) {
 
 }  // namespace
 
-std::string fnv1a_hex(std::string_view text) {
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 0x100000001b3ull;
-  }
-  char out[17];
-  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash));
-  return out;
-}
-
 std::optional<double> parse_duration(std::string_view text) {
   text = trim(text);
   struct Unit {
@@ -299,7 +288,6 @@ BootConfig parse_config(std::string_view text) {
       config.nccl_diagnose = diagnose->as_bool();
     }
   }
-  config.digest = fnv1a_hex(text);
   return config;
 }
 

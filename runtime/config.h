@@ -77,7 +77,6 @@ struct BootConfig {
   double nccl_timeout_s = 120;
   bool nccl_diagnose = false;       ///< localise even when the sweep passes
   double nccl_step_timeout_s = 60;  ///< the deadline of each localisation step
-  std::string digest;               ///< a hash of the document's bytes, for the derived job token
 };
 
 /// Parses boot.json text; throws BootError(kExitConfigError) naming the offending key.
@@ -108,8 +107,5 @@ inline constexpr DurationBounds kGraceBounds = {0, true, 3600};
 /// Why a duration is outside its bounds ("must be ..."), or nothing when it is inside; NaN and
 /// infinities are always outside.
 std::optional<std::string> check_duration(double seconds, DurationBounds bounds);
-
-/// A 64-bit FNV-1a hash as 16 hex digits: stable across builds, for tokens and digests.
-std::string fnv1a_hex(std::string_view text);
 
 }  // namespace boot

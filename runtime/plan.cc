@@ -1,5 +1,7 @@
 #include "plan.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 
 #include "exit_code.h"
@@ -14,7 +16,58 @@ bool is_int32(const Json* value) {
          value->as_int() <= INT32_MAX;
 }
 
+// A host as a node reports it and the hostfile and MASTER_ADDR carry it: a DNS name or an IPv4
+// or IPv6 address (with a zone), never a space, quote or line break.
+bool plain_host(const std::string& host) {
+  return !host.empty() && host.size() <= 255 && std::all_of(host.begin(), host.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' ||
+           c == '_' || c == '%';
+  });
+}
+
+// ncclUniqueId is 128 bytes, sent as 256 hex digits; empty without --nccl-check.
+bool nccl_id_hex(const std::string& id) {
+  return id.empty() || (id.size() == 256 && std::all_of(id.begin(), id.end(), [](char c) {
+                          return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+                        }));
+}
+
+// The transports boot.json allows the plan to choose ("rdma" also when it failed).
+bool transport_allowed(const std::string& asked, const std::string& planned) {
+  if (planned != "tcp" && planned != "rdma") return false;
+  return asked == "auto" || asked == planned;
+}
+
 }  // namespace
+
+std::optional<std::string> plan_mismatch(const BootConfig& config, int nnodes,
+                                         const JobPlan& plan) {
+  auto differs = [](const std::string& what, const std::string& planned, const std::string& mine) {
+    return what + " " + planned + " differs from boot.json's " + mine;
+  };
+  if (plan.run_id != config.job) return differs("job", plan.run_id, config.job);
+  if (plan.nnodes != nnodes) {
+    return differs("nnodes", std::to_string(plan.nnodes), std::to_string(nnodes));
+  }
+  if (plan.nproc_per_node != config.nproc_per_node) {
+    return differs("nproc_per_node", std::to_string(plan.nproc_per_node),
+                   std::to_string(config.nproc_per_node));
+  }
+  if (plan.master_port != config.master_port) {
+    return differs("master_port", std::to_string(plan.master_port),
+                   std::to_string(config.master_port));
+  }
+  if (!transport_allowed(config.transport, plan.transport) ||
+      (!plan.transport_error.empty() && config.transport != "rdma")) {
+    return differs("transport", plan.transport, config.transport);
+  }
+  if (!std::all_of(plan.hosts.begin(), plan.hosts.end(), plain_host) || plan.hosts.empty() ||
+      plan.master_addr != plan.hosts.front()) {
+    return std::string("its hosts are not plain host names or addresses led by master_addr");
+  }
+  if (!nccl_id_hex(plan.nccl_unique_id)) return std::string("its NCCL id is not 256 hex digits");
+  return std::nullopt;
+}
 
 JobPlan decide_plan(const BootConfig& config, const std::vector<NodeReport>& reports,
                     const std::string& run_id) {

@@ -2,6 +2,7 @@
 // The job plan: what rank 0 decides once for every node and sends to all of them, so every node
 // runs with the same transport, master address and host order.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,12 @@ struct JobPlan {
 /// degrades: a node without RDMA sets transport_error; "auto" falls back to TCP.
 JobPlan decide_plan(const BootConfig& config, const std::vector<NodeReport>& reports,
                     const std::string& run_id);
+
+/// Why a plan from rank 0 is not one for this node's boot.json (`nnodes` as this node resolved
+/// it): a node runs what its plan says, so a forged `nproc_per_node` of 500 would fork 500
+/// workers. The job, shape, master port and transport must be boot.json's, the hosts plain
+/// host names or addresses, the NCCL id hex. nullopt when it matches.
+std::optional<std::string> plan_mismatch(const BootConfig& config, int nnodes, const JobPlan& plan);
 
 /// The plan as the rendezvous sends it.
 Json plan_to_json(const JobPlan& plan);

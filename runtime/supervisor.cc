@@ -1,5 +1,6 @@
 #include "supervisor.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -11,10 +12,12 @@
 #include <csignal>
 #include <cstring>
 #include <map>
+#include <thread>
 
 #include "exit_code.h"
 #include "log.h"
 #include "signals.h"
+#include "util.h"
 
 namespace boot {
 namespace {
@@ -80,6 +83,41 @@ int exit_code_of(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;
+}
+
+// This process's children as the kernel lists them (/proc/self/task/*/children): orphans it
+// adopted as a subreaper among them.
+std::vector<pid_t> current_children() {
+  std::vector<pid_t> pids;
+  DIR* tasks = ::opendir("/proc/self/task");
+  if (!tasks) return pids;
+  while (dirent* task = ::readdir(tasks)) {
+    if (task->d_name[0] == '.') continue;
+    std::string path = std::string("/proc/self/task/") + task->d_name + "/children";
+    for (const std::string& pid : split(read_file(path).value_or(""), ' ')) {
+      if (!pid.empty() && pid.find_first_not_of("0123456789\n") == std::string::npos)
+        pids.push_back(static_cast<pid_t>(std::stol(pid)));
+    }
+  }
+  ::closedir(tasks);
+  return pids;
+}
+
+// What a worker daemonized (`setsid ... &`) was adopted by this subreaper and would outlive the
+// job where nothing else reaps it (a host, Slurm without cgroup tracking): it is killed and
+// reaped once the workers are done, its own orphans with it, for at most about a second.
+void end_adopted_children() {
+  for (int round = 0; round < 50; ++round) {
+    std::vector<pid_t> pids = current_children();
+    if (pids.empty()) return;
+    if (round == 0) {
+      log_info("ending " + std::to_string(pids.size()) + " processes the workers left behind");
+    }
+    for (pid_t pid : pids) ::kill(pid, SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+  }
 }
 
 class Supervisor {
@@ -239,7 +277,9 @@ class Supervisor {
 }  // namespace
 
 int supervise(const LaunchSpec& spec, ControlLink& link) {
-  return Supervisor(spec, link).run();
+  int code = Supervisor(spec, link).run();
+  end_adopted_children();
+  return code;
 }
 
 }  // namespace boot

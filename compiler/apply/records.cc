@@ -1,6 +1,9 @@
 #include "compiler/apply/records.h"
 
+#include <algorithm>
+
 #include "compiler/apply/applyset.h"
+#include "compiler/apply/record_values.h"
 
 namespace mlenv::plan {
 namespace {
@@ -9,8 +12,6 @@ constexpr const char* kAppliedRefs = "refs/mlenv/applied/";
 // --admin records what the platform team applied apart, so neither apply's prune sees the
 // other's objects as its own.
 constexpr const char* kAdminAppliedRefs = "refs/mlenv/applied-admin/";
-constexpr std::string_view kRuntimeTrailer = "Runtime-Tree: ";
-constexpr std::string_view kParentTrailer = "ApplySet-Parent: ";
 
 }  // namespace
 
@@ -18,12 +19,20 @@ const char* applied_refs(bool admin) {
   return admin ? kAdminAppliedRefs : kAppliedRefs;
 }
 
-// A trailer (`Runtime-Tree: `) of an applied record, "" when none.
+// A trailer (`Runtime-Tree: `) of an applied record: a line that starts with the key, whose
+// value is one mlenvc writes (record_values.h); "" when there is none or it is anything else.
 std::string trailer(const std::string& message, std::string_view key) {
-  std::size_t at = message.find(key);
-  if (at == std::string::npos) return {};
-  at += key.size();
-  return message.substr(at, message.find('\n', at) - at);
+  std::size_t at = 0;
+  while (at < message.size()) {
+    std::size_t end = std::min(message.find('\n', at), message.size());
+    std::string_view line(message.data() + at, end - at);
+    if (line.starts_with(key)) {
+      std::string_view value = line.substr(key.size());
+      return valid_trailer_value(key, value) ? std::string(value) : std::string();
+    }
+    at = end + 1;
+  }
+  return {};
 }
 
 void load_applied_record(Repository& repo, bool admin, EnvPlan& env) {

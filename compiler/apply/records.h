@@ -13,11 +13,17 @@ namespace mlenv::plan {
 
 /// The trailer naming the env directory a record was applied from, relative to the work tree.
 inline constexpr std::string_view kPlanDirTrailer = "Plan-Directory: ";
+/// The trailer naming the tree id of `_runtime/` a record was built with.
+inline constexpr std::string_view kRuntimeTrailer = "Runtime-Tree: ";
+/// The trailer naming the ApplySet parent ConfigMap whose id labels the record's objects.
+inline constexpr std::string_view kParentTrailer = "ApplySet-Parent: ";
 
 /// `refs/mlenv/applied/`, or `refs/mlenv/applied-admin/` for --admin.
 const char* applied_refs(bool admin);
 
-/// A trailer (`Plan-Directory: `) of a record's message, "" when none.
+/// A trailer (`Plan-Directory: `) of a record's message: the first line starting with `key`;
+/// "" when none, or when its value is not one mlenvc writes (valid_trailer_value), since the
+/// value reaches a client as an argument.
 std::string trailer(const std::string& message, std::string_view key);
 
 /// Reads what `refs/mlenv/applied[-admin]/<env.unit>` recorded of `env`: its files, plan.json

@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include <thread>
 
 #include "compiler/base/shell.h"
+#include "compiler/diag/render.h"
 
 namespace mlenv::plan {
 namespace {
@@ -45,24 +48,93 @@ int input_fd(const std::string& input) {
   return fd;
 }
 
-// Stops the child: SIGTERM, then SIGKILL if it is still there 200 ms later.
+// Stops the child and everything it started (its own process group): SIGTERM, then SIGKILL
+// if it is still there 200 ms later.
 int stop(pid_t pid) {
   int status = 0;
-  kill(pid, SIGTERM);
+  kill(-pid, SIGTERM);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   if (waitpid(pid, &status, WNOHANG) == 0) {
-    kill(pid, SIGKILL);
+    kill(-pid, SIGKILL);
     waitpid(pid, &status, 0);
   }
   return status;
 }
 
-// Milliseconds left before `deadline`, for poll(); -1 when there is none.
-int remaining_ms(const std::optional<Clock::time_point>& deadline) {
-  if (!deadline) return -1;
+// Milliseconds left before `deadline`, at most 100 so the child's exit is noticed; 100 when
+// there is none.
+int wait_ms(const std::optional<Clock::time_point>& deadline) {
+  if (!deadline) return 100;
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now());
   return left.count() < 0 ? 0 : static_cast<int>(std::min<long long>(left.count(), 100));
 }
+
+void write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // our own stdout closed: nothing left to show it to
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// The child's stdout and stderr as they arrive: stdout kept (up to kMaxCapturedOutput) when
+// captured, else shown on ours; stderr always shown on ours. Shown bytes are escaped, so a
+// client (or what it relays from the cluster) cannot send the terminal control sequences.
+struct ChildOutput {
+  int out = -1;
+  int err = -1;
+  bool capture = false;
+  RunResult* result = nullptr;
+
+  // Reads what one descriptor has; false at its end (then it is closed).
+  bool read_from(int& fd, bool is_stdout) {
+    char buffer[65536];
+    ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    if (n <= 0) {
+      close(fd);
+      fd = -1;
+      return false;
+    }
+    std::string_view chunk(buffer, static_cast<std::size_t>(n));
+    if (is_stdout && capture) {
+      if (result->output.size() + chunk.size() > kMaxCapturedOutput) {
+        result->overflowed = true;
+        return true;
+      }
+      result->output.append(chunk);
+    } else {
+      write_all(is_stdout ? STDOUT_FILENO : STDERR_FILENO, printable(chunk, true));
+    }
+    return true;
+  }
+
+  // Waits up to `ms` for output and reads it; true when something was read.
+  bool pump(int ms) {
+    pollfd fds[2] = {{out, POLLIN, 0}, {err, POLLIN, 0}};
+    if (poll(fds, 2, ms) <= 0) return false;
+    bool any = false;
+    if (fds[0].revents != 0) any = read_from(out, true) || any;
+    if (fds[1].revents != 0) any = read_from(err, false) || any;
+    return any;
+  }
+
+  // What the child left in the pipes when it exited; a grandchild that keeps them open cannot
+  // hold the parent, since the descriptors are read without blocking.
+  void drain() {
+    for (int* fd : {&out, &err}) {
+      if (*fd < 0) continue;
+      fcntl(*fd, F_SETFL, O_NONBLOCK);
+      while (*fd >= 0 && read_from(*fd, fd == &out) && !result->overflowed) {
+        pollfd one{*fd, POLLIN, 0};
+        if (poll(&one, 1, 0) <= 0) break;
+      }
+      if (*fd >= 0) close(*fd);
+      *fd = -1;
+    }
+  }
+};
 
 }  // namespace
 
@@ -71,8 +143,11 @@ RunResult run_command(const std::vector<std::string>& argv, const std::string& i
   RunResult result;
   int stdin_fd = input_fd(input);
   int out_fds[2] = {-1, -1};
-  if (stdin_fd < 0 || (capture && pipe2(out_fds, O_CLOEXEC) != 0)) {
-    if (stdin_fd >= 0) close(stdin_fd);
+  int err_fds[2] = {-1, -1};
+  if (stdin_fd < 0 || pipe2(out_fds, O_CLOEXEC) != 0 || pipe2(err_fds, O_CLOEXEC) != 0) {
+    for (int fd : {stdin_fd, out_fds[0], out_fds[1], err_fds[0], err_fds[1]}) {
+      if (fd >= 0) close(fd);
+    }
     result.not_started = true;
     return result;
   }
@@ -83,59 +158,51 @@ RunResult run_command(const std::vector<std::string>& argv, const std::string& i
   std::fflush(stderr);
   pid_t pid = fork();
   if (pid == 0) {
+    // Its own process group, so the deadline ends whatever it started too; and it dies with
+    // mlenvc rather than run on unattended.
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     dup2(stdin_fd, STDIN_FILENO);
-    if (capture) dup2(out_fds[1], STDOUT_FILENO);
+    dup2(out_fds[1], STDOUT_FILENO);
+    dup2(err_fds[1], STDERR_FILENO);
     execv(args[0], args.data());
     _exit(127);
   }
+  if (pid > 0) setpgid(pid, pid);  // also here, so stop() finds the group whoever runs first
   close(stdin_fd);
-  if (capture) close(out_fds[1]);
+  close(out_fds[1]);
+  close(err_fds[1]);
+  ChildOutput output{out_fds[0], err_fds[0], capture, &result};
   if (pid < 0) {
-    if (capture) close(out_fds[0]);
+    output.drain();
     result.not_started = true;
     return result;
   }
   std::optional<Clock::time_point> deadline;
   if (timeout_seconds > 0) deadline = Clock::now() + std::chrono::seconds(timeout_seconds);
   int status = 0;
-  bool reading = capture;
   for (;;) {
-    if (reading) {
-      // Read stdout until EOF; a grandchild may keep it open after the child exits, so the
-      // child's exit is also checked on every wake-up.
-      pollfd fd{out_fds[0], POLLIN, 0};
-      if (poll(&fd, 1, deadline ? remaining_ms(deadline) : 100) > 0) {
-        char buffer[4096];
-        ssize_t n = read(out_fds[0], buffer, sizeof buffer);
-        if (n > 0) {
-          result.output.append(buffer, static_cast<std::size_t>(n));
-          continue;
-        }
-        reading = false;
-      }
-    }
+    // The deadline is checked after every read, so a client that never stops printing
+    // cannot keep the loop reading past it.
+    bool open = output.out >= 0 || output.err >= 0;
+    if (open) output.pump(wait_ms(deadline));
     pid_t done = waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
     if (done < 0) {
       result.not_started = true;
       break;
     }
-    if (deadline && Clock::now() >= *deadline) {
+    if (result.overflowed || (deadline && Clock::now() >= *deadline)) {
       status = stop(pid);
-      result.timed_out = true;
+      result.timed_out = !result.overflowed;
       break;
     }
-    if (!reading) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!open) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (capture) {
-    // Whatever the child wrote before it exited is still in the pipe.
-    fcntl(out_fds[0], F_SETFL, O_NONBLOCK);
-    char buffer[4096];
-    for (ssize_t n; (n = read(out_fds[0], buffer, sizeof buffer)) > 0;)
-      result.output.append(buffer, static_cast<std::size_t>(n));
-    close(out_fds[0]);
-  }
-  if (result.timed_out) {
+  output.drain();
+  kill(-pid, SIGKILL);  // what the client left running in its group ends with it
+  if (result.overflowed) result.output.clear();
+  if (result.timed_out || result.overflowed) {
     result.status = 124;
     return result;
   }

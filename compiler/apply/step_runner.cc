@@ -2,6 +2,7 @@
 
 #include <sys/random.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <set>
@@ -9,6 +10,7 @@
 #include <thread>
 
 #include "compiler/apply/records.h"
+#include "compiler/base/sha256.h"
 #include "compiler/diag/render.h"
 
 namespace mlenv::plan {
@@ -26,6 +28,21 @@ std::string random_bytes(int n) {
     filled += static_cast<std::size_t>(got);
   }
   return out;
+}
+
+// An image pinned by digest as the cluster reports one (`<repository>@sha256:<64 hex>`), the
+// only reply that may replace a workload's image: `oc get istag` printing the plan's own image
+// once made apply loop forever replacing it with itself.
+bool is_digest_reference(std::string_view reply) {
+  std::size_t at = reply.find("@sha256:");
+  if (at == 0 || at == std::string_view::npos) return false;
+  std::string_view hex = reply.substr(at + 8);
+  return hex.size() == 64 &&
+         std::all_of(hex.begin(), hex.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }) &&
+         std::none_of(reply.begin(), reply.begin() + static_cast<std::ptrdiff_t>(at), [](char c) {
+           return static_cast<unsigned char>(c) <= ' ' || c == '"' || c == '\\';
+         });
 }
 
 // The first of podman, buildah and docker on PATH, or "" when none is.
@@ -118,8 +135,11 @@ bool StepRunner::run_plain(const Step& step) {
   if (!step.image.empty()) {
     auto digest = digests_.find(step.image);
     if (digest != digests_.end()) {
-      for (std::size_t at; (at = input.find(image_field(step.image))) != std::string::npos;)
-        input.replace(at, image_field(step.image).size(), image_field(digest->second));
+      // Onward from each replacement: a digest that contains the image cannot loop forever.
+      const std::string from = image_field(step.image);
+      const std::string to = image_field(digest->second);
+      for (std::size_t at = 0; (at = input.find(from, at)) != std::string::npos; at += to.size())
+        input.replace(at, from.size(), to);
       suffix += " (image " + digest->second + ")";
     } else if (request_.dry_run) {
       suffix += " (image " + step.image + " by its built digest)";
@@ -148,7 +168,8 @@ bool StepRunner::require_namespace(const Step& step) {
 
 bool StepRunner::ensure_secret(const Step& step) {
   show(argv(step.client, step.args));
-  const std::string create_suffix = " < <random " + std::to_string(step.random_bytes) + " bytes>";
+  const std::string create_suffix = " < <random " + std::to_string(step.random_bytes) +
+                                    (step.random_hex ? " bytes as hex>" : " bytes>");
   if (request_.dry_run) {
     show(argv(step.client, step.then), create_suffix + " (when missing)");
     return true;
@@ -157,7 +178,8 @@ bool StepRunner::ensure_secret(const Step& step) {
   if (!found) return false;
   if (!found->output.empty()) return true;
   show(argv(step.client, step.then), create_suffix);
-  return call(step, step.then, random_bytes(step.random_bytes), false).has_value();
+  std::string secret = random_bytes(step.random_bytes);
+  return call(step, step.then, step.random_hex ? hex_text(secret) : secret, false).has_value();
 }
 
 bool StepRunner::check_grant(const Step& step) {
@@ -190,7 +212,7 @@ bool StepRunner::build(const Step& step) {
     show(argv(step.client, step.args));
     std::optional<RunResult> current = call(step, step.args, "", true, true);
     if (!current) return false;
-    if (current->status == 0 && !current->output.empty()) {
+    if (current->status == 0 && is_digest_reference(current->output)) {
       digests_[step.image] = current->output;
       return true;
     }
@@ -209,7 +231,7 @@ bool StepRunner::build(const Step& step) {
   show(argv(step.client, step.args));
   std::optional<RunResult> built = call(step, step.args, "", true);
   if (!built) return false;
-  if (built->output.empty() || built->output.find('@') == std::string::npos) {
+  if (!is_digest_reference(built->output)) {
     diagnostics_.report(Code::E0712, {}, "`" + shell_words(step.args) + "` printed no image digest",
                         "the build of `" + step.subject + "` pushed no image");
     return false;

@@ -196,6 +196,7 @@ class EnvStepBuilder {
                    plan_.namespace_,
                    "--from-file=" + secret.key + "=/dev/stdin"};
       step.random_bytes = secret.random_bytes;
+      step.random_hex = secret.hex;
       step.subject = secret.name;
       out_.steps.push_back(std::move(step));
     }

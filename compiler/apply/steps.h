@@ -45,7 +45,8 @@ struct Step {
   std::vector<std::string> then;
   std::vector<std::string> on_failure;
   int random_bytes = 0;
-  bool rebuild = false;  ///< Build: the build inputs changed, or there is no applied record
+  bool random_hex = false;  ///< EnsureSecret: the random bytes as hex text
+  bool rebuild = false;     ///< Build: the build inputs changed, or there is no applied record
   /// Build: the image workloads name; Run: the image in `input` to replace by that image's digest.
   std::string image;
   std::string subject;  ///< what the step is about, for messages (`Job/trainer`, an SCC, a Secret)

@@ -22,6 +22,17 @@ struct Digest {
 
 }  // namespace
 
+std::string hex_text(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * bytes.size());
+  for (unsigned char c : bytes) {
+    out += kHex[c >> 4];
+    out += kHex[c & 0xf];
+  }
+  return out;
+}
+
 std::string sha256_hex(std::string_view bytes) {
   thread_local Digest digest("SHA256");
   unsigned char sum[EVP_MAX_MD_SIZE];
@@ -31,13 +42,7 @@ std::string sha256_hex(std::string_view bytes) {
       !EVP_DigestFinal_ex(digest.ctx, sum, &size) || size != 32) {
     throw std::runtime_error("SHA-256 is not available from OpenSSL's libcrypto");
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(64, '0');
-  for (unsigned int i = 0; i < size; ++i) {
-    out[2 * i] = kHex[sum[i] >> 4];
-    out[2 * i + 1] = kHex[sum[i] & 0xf];
-  }
-  return out;
+  return hex_text(std::string_view(reinterpret_cast<const char*>(sum), size));
 }
 
 namespace {

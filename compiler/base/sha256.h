@@ -8,6 +8,9 @@
 
 namespace mlenv {
 
+/// `bytes` as lower-case hex, two characters a byte (digests, random tokens).
+std::string hex_text(std::string_view bytes);
+
 /// The SHA-256 digest of `bytes` as 64 lower-case hex characters.
 std::string sha256_hex(std::string_view bytes);
 

@@ -1,8 +1,13 @@
 // `mlenvc fmt [--check | -w] FILE...`: the canonical formatting.
 
-#include <fstream>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 
+#include "compiler/base/atomic_file.h"
 #include "compiler/base/file_system.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
@@ -11,6 +16,26 @@
 #include "compiler/syntax/format.h"
 
 namespace mlenv::driver {
+namespace {
+
+// Replaces the source with its formatted text through a temporary file renamed over it, with
+// its permission bits: a full disk once cut a source to 4,096 bytes and exited 0. A link is
+// followed to the file it names, which is the one rewritten.
+bool rewrite(const std::string& path, const std::string& formatted) {
+  std::error_code ec;
+  std::filesystem::path file = std::filesystem::canonical(path, ec);
+  struct stat st {};
+  std::string error;
+  if (ec || ::stat(file.c_str(), &st) != 0) {
+    error = ec ? ec.message() : std::strerror(errno);
+  } else if (write_file_atomic(file.string(), formatted, st.st_mode & 07777, error)) {
+    return true;
+  }
+  std::cerr << "mlenvc fmt: cannot rewrite `" << path << "`: " << error << '\n';
+  return false;
+}
+
+}  // namespace
 
 int run_fmt(const Args& args) {
   Options options = parse_options(args, {"help", "check", "w"}, {});
@@ -59,7 +84,7 @@ int run_fmt(const Args& args) {
         status = 1;
       }
     } else if (options.flag("w")) {
-      if (formatted != *text) std::ofstream(path, std::ios::binary) << formatted;
+      if (formatted != *text && !rewrite(path, formatted)) status = 1;
     } else {
       std::cout << formatted;
     }

@@ -72,18 +72,21 @@ int walk_blob(const char* root, const git_tree_entry* entry, void* payload) {
 
 }  // namespace
 
-std::unique_ptr<Repository> Repository::discover(const std::string& path) {
+std::unique_ptr<Repository> Repository::discover(const std::string& path, std::string* why) {
   ensure_init();
   std::filesystem::path probe = std::filesystem::absolute(path);
   while (!probe.empty() && !std::filesystem::exists(probe) && probe != probe.root_path()) {
     probe = probe.parent_path();
   }
-  git_buf found = GIT_BUF_INIT;
-  if (git_repository_discover(&found, probe.c_str(), 0, nullptr) != 0) return nullptr;
+  // Opened from the work tree side, so a `.git` file (`--separate-git-dir`, CI checkouts) gives
+  // the directory holding it as the work tree; opening the git directory it names made the
+  // work tree that directory's parent, and plan wrote `plans/` there.
   git_repository* repo = nullptr;
-  int code = git_repository_open(&repo, found.ptr);
-  git_buf_dispose(&found);
-  if (code != 0) return nullptr;
+  if (int code = git_repository_open_ext(&repo, probe.c_str(), 0, nullptr); code != 0) {
+    const git_error* error = git_error_last();
+    if (why && code != GIT_ENOTFOUND && error && error->message) *why = error->message;
+    return nullptr;
+  }
   return std::unique_ptr<Repository>(new Repository(repo));
 }
 
@@ -94,6 +97,10 @@ Repository::~Repository() {
 std::string Repository::workdir() const {
   const char* dir = git_repository_workdir(repo_);
   return dir == nullptr ? std::string() : std::string(dir);
+}
+
+std::string Repository::git_dir() const {
+  return git_repository_path(repo_);
 }
 
 bool Repository::ignored(const std::string& path) const {

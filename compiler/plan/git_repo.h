@@ -48,14 +48,18 @@ struct TreeUpdate {
 /// An open repository with a work tree.
 class Repository {
  public:
-  /// The repository whose work tree contains `path` (which need not exist yet), or nullptr.
-  static std::unique_ptr<Repository> discover(const std::string& path);
+  /// The repository whose work tree contains `path` (which need not exist yet), or nullptr;
+  /// then `why`, when given, holds libgit2's reason if a repository was found but could not be
+  /// opened (a SHA-256 repository, an unknown extension), "" when there is none.
+  static std::unique_ptr<Repository> discover(const std::string& path, std::string* why = nullptr);
   ~Repository();
   Repository(const Repository&) = delete;
   Repository& operator=(const Repository&) = delete;
 
   /// The work tree's absolute path, ending with `/`; "" for a bare repository.
   std::string workdir() const;
+  /// The git directory (`.git/`, or where a `.git` file points), ending with `/`.
+  std::string git_dir() const;
   /// Whether git ignores `path` (relative to the work tree): `.gitignore` rules, as `git status`.
   bool ignored(const std::string& path) const;
   Head head() const;

@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "compiler/base/atomic_file.h"
 #include "compiler/base/parallel.h"
 
 namespace mlenv::plan {
@@ -25,6 +26,20 @@ bool is_safe_relative(const std::string& path) {
   return true;
 }
 
+// The first symbolic link on the way from `root` to the file `relative` (its folders), or "".
+// create_directories and fopen follow links, and a link in an old `out/` once sent a build's
+// file into `.git/config` and out of the checkout.
+std::string link_on_the_way(const std::string& root, const std::string& relative) {
+  std::string at = root;
+  for (std::size_t slash = relative.find('/'); slash != std::string::npos;
+       slash = relative.find('/', slash + 1)) {
+    at = root + "/" + relative.substr(0, slash);
+    std::error_code ec;
+    if (std::filesystem::is_symlink(at, ec)) return at;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string write_output_tree(const target::Output& output, const std::string& root) {
@@ -32,6 +47,8 @@ std::string write_output_tree(const target::Output& output, const std::string& r
   std::set<std::string> dirs;
   for (const target::File& f : output.files) {
     if (!is_safe_relative(f.path)) return "refusing to write `" + f.path + "` outside the output";
+    if (std::string link = link_on_the_way(root, f.path); !link.empty())
+      return "refusing to write through the symbolic link `" + link + "`";
     dirs.insert((fs::path(root) / f.path).parent_path().string());
   }
   for (const std::string& dir : dirs) {
@@ -40,22 +57,15 @@ std::string write_output_tree(const target::Output& output, const std::string& r
     if (ec) return "cannot create directory `" + dir + "`: " + ec.message();
   }
   // Creating files is the kernel's work, and a tree of a thousand envs has tens of thousands:
-  // both cores create them. Each file is whole or the build reports an error.
+  // both cores create them. Each file is whole (a temporary file renamed over it, which also
+  // replaces a link at the file rather than following it) or the build reports an error.
   std::vector<std::string> errors(output.files.size());
   parallel_for(
       output.files.size(),
       [&](std::size_t i) {
         const target::File& f = output.files[i];
-        std::string full = root + "/" + f.path;
-        std::FILE* file = std::fopen(full.c_str(), "wb");
-        bool ok =
-            file && std::fwrite(f.content.data(), 1, f.content.size(), file) == f.content.size();
-        int error = errno;
-        if (file && std::fclose(file) != 0 && ok) {
-          ok = false;
-          error = errno;
-        }
-        if (!ok) errors[i] = "cannot write `" + full + "`: " + std::strerror(error);
+        std::string error;
+        if (!write_file_atomic(root + "/" + f.path, f.content, 0644, error)) errors[i] = error;
       },
       256);
   for (const std::string& error : errors) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "compiler/base/atomic_file.h"
 #include "compiler/base/parallel.h"
 #include "compiler/base/sha256.h"
 
@@ -57,16 +58,6 @@ std::string pack_entry(const PackObject& object) {
   return out;
 }
 
-std::string hex(const std::array<unsigned char, 20>& id) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char byte : id) {
-    out += kDigits[byte >> 4];
-    out += kDigits[byte & 15];
-  }
-  return out;
-}
-
 struct IndexRow {
   std::array<unsigned char, 20> id;
   std::uint32_t crc = 0;
@@ -102,17 +93,15 @@ std::string build_index(std::vector<IndexRow> rows, const std::array<unsigned ch
   return out;
 }
 
-// Written under a temporary name in the same directory, then renamed into place. The name
-// starts with `tmp_` as git's own temporary pack files do, which `git prune` removes should a
-// crash leave one behind.
+// Written under a temporary name of its own in the same directory, then renamed into place:
+// two plans writing one pack never share (and truncate) one temporary file, and a killed one
+// leaves no empty pack beside a valid index. The name starts with `tmp_` as git's own temporary
+// pack files do, which `git prune` removes should a crash leave one behind. Read-only, as git
+// makes its packs.
 void write_file(const std::filesystem::path& path, const std::string& bytes) {
-  std::filesystem::path temporary = path.parent_path() / ("tmp_" + path.filename().string());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  std::filesystem::rename(temporary, path);
+  std::string error;
+  if (!write_file_atomic(path.string(), bytes, 0444, error, "tmp_"))
+    throw std::runtime_error(error);
 }
 
 }  // namespace
@@ -142,7 +131,8 @@ PackFiles build_pack(std::vector<PackObject> objects) {
   std::array<unsigned char, 20> sum = sha1(files.pack);
   files.pack += bytes_of(sum);
   files.index = build_index(std::move(rows), sum);
-  files.checksum = hex(sum);
+  files.checksum =
+      hex_text(std::string_view(reinterpret_cast<const char*>(sum.data()), sum.size()));
   return files;
 }
 

@@ -85,6 +85,10 @@ void read_additions(const YAML::Node& root, PlanManifest& plan) {
     PlanSecret secret{text_of(item, "name"), text_of(item, "key"), item["random_bytes"].as<int>()};
     if (secret.random_bytes < 1 || secret.random_bytes > 4096)
       throw std::runtime_error("secret `" + secret.name + "`: random_bytes must be 1..4096");
+    const std::string encoding = optional_text(item, "encoding", "");
+    if (encoding != "" && encoding != "hex")
+      throw std::runtime_error("secret `" + secret.name + "`: unknown encoding `" + encoding + "`");
+    secret.hex = encoding == "hex";
     plan.secrets.push_back(std::move(secret));
   }
   for (const YAML::Node& item : optional_list(root, "grants"))

@@ -38,6 +38,7 @@ struct PlanSecret {
   std::string name;
   std::string key;
   int random_bytes = 0;
+  bool hex = false;  ///< `"encoding": "hex"`: the bytes as hex text (an environment variable)
 };
 
 /// An admission policy (OpenShift's) the env's ServiceAccount must be allowed to `use`; apply

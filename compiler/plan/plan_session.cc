@@ -1,5 +1,8 @@
 #include "compiler/plan/plan_session.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -99,7 +102,16 @@ std::unique_ptr<PlanSession> PlanSession::open(const std::string& out_dir,
                                                Diagnostics& diagnostics) {
   std::unique_ptr<PlanSession> session(new PlanSession());
   fs::path start = out_dir.empty() ? fs::current_path() : fs::absolute(out_dir);
-  session->repo_ = Repository::discover(start.string());
+  std::string why;
+  session->repo_ = Repository::discover(start.string(), &why);
+  if (!why.empty()) {
+    diagnostics.report(Code::E0601, {},
+                       "the git repository holding `" +
+                           (out_dir.empty() ? std::string(".") : out_dir) +
+                           "` cannot be opened: " + why,
+                       "mlenvc reads repositories libgit2 supports (SHA-1 object names)");
+    return nullptr;
+  }
   if (!session->repo_ || session->repo_->workdir().empty()) {
     diagnostics.report(
         Code::E0601, {},
@@ -216,6 +228,50 @@ std::optional<PlanDiff> PlanSession::diff(PlanTree fresh, const std::string& sou
   }
 }
 
+namespace {
+
+// The first thing on the way to `path` (absolute) that would stop writing it: a component over
+// NAME_MAX, or something other than a folder (or a link, which write_plan_files replaces) where
+// a folder must be. "" when there is none.
+std::string obstacle_on_the_way(const std::string& root, const std::string& relative) {
+  std::size_t start = 0;
+  while (start < relative.size()) {
+    std::size_t end = std::min(relative.find('/', start), relative.size());
+    if (end - start > 255) return "`" + relative + "` has a name over 255 bytes";
+    if (end == relative.size()) break;
+    struct stat st {};
+    const std::string dir = root + relative.substr(0, end);
+    if (::lstat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))
+      return "`" + dir + "` is not a folder";
+    start = end + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
+bool PlanSession::ready_to_write(Diagnostics& diagnostics) const {
+  std::string obstacle;
+  struct stat st {};
+  if (::lstat((repo_->git_dir() + "index.lock").c_str(), &st) == 0) {
+    obstacle = "`" + repo_->git_dir() + "index.lock` is held by another git process";
+  } else {
+    try {
+      repo_->index_entries(prefix_);
+    } catch (const std::exception& error) {
+      obstacle =
+          std::string("the index cannot be read (a split or sparse index?): ") + error.what();
+    }
+  }
+  for (std::size_t i = 0; i < updates_.size() && obstacle.empty(); ++i)
+    obstacle = obstacle_on_the_way(workdir(), prefix_ + "/" + updates_[i].path);
+  if (obstacle.empty()) return true;
+  diagnostics.report(Code::E0604, {}, obstacle + "; nothing was committed",
+                     "plan again once it is out of the way: a plan that committed and then failed "
+                     "to write the work tree or the index would leave them behind the branch");
+  return false;
+}
+
 std::optional<ObjectId> PlanSession::commit(const std::string& message, Diagnostics& diagnostics) {
   if (head_.branch.empty()) {
     diagnostics.report(Code::E0602, {},
@@ -223,6 +279,7 @@ std::optional<ObjectId> PlanSession::commit(const std::string& message, Diagnost
                        "check out a branch, or plan with --no-commit");
     return std::nullopt;
   }
+  if (!ready_to_write(diagnostics)) return std::nullopt;
   try {
     // Blobs and trees are written in memory and reach the repository as one pack: a loose file
     // per blob made the first plan of a fleet cost more than twice `git add && git commit` of

@@ -66,6 +66,12 @@ class PlanSession {
   std::vector<SinceApplied> since_applied();
 
  private:
+  /// What writing the work tree and the index needs, checked before the branch moves: no held
+  /// `index.lock`, an index libgit2 can read (not split or sparse), folders where the plan's
+  /// folders go, names of at most 255 bytes. A plan that committed and then failed on these left
+  /// the branch moved and the index not, and the user's next commit reverted the plan. False
+  /// with E0604.
+  bool ready_to_write(Diagnostics& diagnostics) const;
   PlanSession() = default;
   /// Adds the rendered files committed at HEAD whose index entry differs from HEAD.
   void stale_index_entries(std::vector<std::string>& paths,

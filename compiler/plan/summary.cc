@@ -21,11 +21,16 @@ const char* symbol(Action action) {
   return "~";
 }
 
-// Long or multi-line values (a whole config document) are summarized; the pull request's
-// diff shows them in full.
+// The longest multi-line value shown whole, escaped; a longer one is a document (a script, a
+// config) that the pull request's diff shows in full.
+constexpr std::size_t kMaxEscapedValue = 512;
+
+// Multi-line values are shown escaped as `--format=json` writes them, quoted: a command
+// argument `curl ... | sh` then a newline must be seen in review, not "(55 bytes of text)".
 std::string shown(const std::string& value) {
   std::size_t lines = static_cast<std::size_t>(std::count(value.begin(), value.end(), '\n'));
   if (value.find("\\n") != std::string::npos || lines > 0) {
+    if (value.size() <= kMaxEscapedValue) return '"' + printable(json_escape(value)) + '"';
     return "(" + std::to_string(value.size()) + " bytes of text)";
   }
   std::string text = printable(value);

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "compiler/base/atomic_file.h"
+
 namespace mlenv::plan {
 namespace fs = std::filesystem;
 namespace {
@@ -58,11 +60,11 @@ std::vector<std::string> write_plan_files(
     unlink_on_the_way(root, target);
     if (same_bytes(target, *bytes)) continue;
     fs::create_directories(target.parent_path());
-    // Written in place, as git checkout does: the work tree is a view of the commit, and a
-    // rename per file would double the metadata work for a 1,000-env fleet.
-    std::ofstream out(target, std::ios::binary | std::ios::trunc);
-    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
-    if (!out) throw std::runtime_error("cannot write " + target.string());
+    // A new file renamed over the old one, as git checkout replaces files: a hard-linked copy
+    // of the tree (a `cp -al` backup) keeps its bytes, and a full disk fails the write at its
+    // close instead of leaving an empty boot.json that the index then records.
+    std::string error;
+    if (!write_file_atomic(target.string(), *bytes, 0644, error)) throw std::runtime_error(error);
     touched.push_back(path);
   }
   for (const std::string& path : removed) {

@@ -149,6 +149,14 @@ File program_inputs_file(const PlanContext& context) {
   return {"_inputs/" + escape_file_name(context.source) + ".json", to_json_file(doc)};
 }
 
+void add_job_token_secret(PlanActions& steps, const EnvLayout& layout) {
+  Value& secret = steps.secrets.push(Value::map());
+  secret.set("name", layout.job_token_secret);
+  secret.set("key", "token");
+  secret.set("random_bytes", 32);
+  secret.set("encoding", "hex");
+}
+
 std::string plan_json(const EnvLayout& layout, const PlanContext& context,
                       const std::vector<PlannedObject>& objects,
                       const std::vector<PlannedFile>& files, const PlanActions& steps) {

@@ -35,10 +35,15 @@ struct PlanContext {
 /// What apply does for the env besides applying its objects, as data (PLAN_JSON.md): the
 /// Secrets it creates when missing, the grants it checks, and the actions after objects.
 struct PlanActions {
-  Value secrets = Value::seq();  ///< [{name, key, random_bytes}]
+  Value secrets = Value::seq();  ///< [{name, key, random_bytes[, encoding]}]
   Value grants = Value::seq();   ///< [{scc, service_account}]
   Value actions = Value::seq();  ///< [{action, after, ...}] in apply order
 };
+
+/// Adds the `<env>-job-token` Secret the pods read MLENV_JOB_TOKEN from (key `token`): 32 random
+/// bytes as hex, since an environment variable cannot hold every byte. Only the run's pods hold
+/// it, so nobody who can read the committed boot.json can join the rendezvous (BOOT_CONFIG.md).
+void add_job_token_secret(PlanActions& steps, const EnvLayout& layout);
 
 /// The `inputs` array for `files` (sorted by path).
 Value plan_inputs(const std::vector<ir::InputFile>& files);

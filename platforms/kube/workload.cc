@@ -78,7 +78,8 @@ Value main_container(const EnvLayout& layout, const PodExtras& extras) {
   c.set("command", boot_command(layout));
   Value& vars = c.set("env", Value::seq());
   vars.push(env_var("HOME", "/workspace"));
-  // A per-job token from a Secret when one exists; mlenv-boot derives one otherwise.
+  // The run's token, from the Secret apply creates (plan.json `secrets`); a node of several
+  // refuses to start without it.
   Value& token = vars.push(Value::map());
   token.set("name", "MLENV_JOB_TOKEN");
   Value& ref = token.set("valueFrom", Value::map()).set("secretKeyRef", Value::map());

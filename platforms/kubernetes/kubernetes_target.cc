@@ -63,6 +63,7 @@ BootPlacement placement(const EnvLayout& layout) {
 // What apply does besides applying objects: build and push the image, then wait (PLAN_JSON.md).
 PlanActions plan_actions(const EnvLayout& layout) {
   PlanActions steps;
+  add_job_token_secret(steps, layout);
   Value& push = steps.actions.push(Value::map());
   push.set("action", "push");
   push.set("after", "ServiceAccount/" + layout.service_account);

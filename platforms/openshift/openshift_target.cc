@@ -89,6 +89,7 @@ namespace {
 // What apply does for the env besides applying objects (PLAN_JSON.md).
 PlanActions plan_actions(const EnvLayout& layout) {
   PlanActions steps;
+  add_job_token_secret(steps, layout);
   if (!layout.services.empty()) {
     Value& secret = steps.secrets.push(Value::map());
     secret.set("name", cookie_secret_name(layout));

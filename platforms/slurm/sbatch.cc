@@ -58,10 +58,16 @@ std::string directives(const BatchJob& job) {
 // The job runs a copy of this script from slurmd's spool, so files beside it are found through
 // the job's working directory: where it was submitted from, or `sbatch --chdir`. Every node
 // must see it (a shared file system, as home and project directories are on Slurm clusters).
+// mlenvc apply passes the copy of boot.json it checked as the first argument, so a job that
+// waited in the queue runs that one, not what a later plan wrote (compiler/plan/apply/slurm_pin.h).
 std::string find_config(const BatchJob& job) {
   std::string s;
   s += "envdir=$PWD\n";
-  s += "config=" + shell_quote(job.config) + "\n";
+  s += "config=${1:-" + shell_quote(job.config) + "}\n";
+  s += "case $config in\n";
+  s +=
+      "  /* | *..*) echo \"mlenv: $config is not a file of the env's directory\" >&2; exit 78 ;;\n";
+  s += "esac\n";
   s += "if [ ! -r \"$envdir/$config\" ]; then\n";
   s += "  echo \"mlenv: no $config in $envdir: submit from the env's directory\" >&2\n";
   s += "  exit 78\n";
@@ -104,6 +110,14 @@ std::string container_options(const BatchJob& job) {
   s += "container=(--container-image=" + image +
        " --container-mounts=\"$mounts\" --no-container-entrypoint)\n";
   return s;
+}
+
+// The run's secret (runtime/BOOT_CONFIG.md, the job token): made when the job starts and
+// handed by srun to this job's tasks only, in their environment, never written to a file.
+// boot.json lies on the shared file system, so anything derived from it would admit anyone.
+std::string job_token() {
+  return "MLENV_JOB_TOKEN=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \\n')\n"
+         "export MLENV_JOB_TOKEN\n";
 }
 
 std::string launch(const BatchJob& job) {
@@ -153,6 +167,7 @@ std::string batch_script(const BatchJob& job) {
   s += find_config(job);
   s += "\n";
   s += rendezvous_host();
+  s += job_token();
   s += launch(job);
   return s;
 }

@@ -8,6 +8,7 @@
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
 #include "platforms/slurm/slurm_jobs.h"
+#include "platforms/slurm/slurm_pin.h"
 
 namespace mlenv::plan {
 namespace {
@@ -106,12 +107,19 @@ int submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
   }
   if (!previous.empty() && !cancel_replaced_job(request, env, previous, out, diagnostics)) return 1;
   const std::string dir = workdir + "/" + env.dir;
+  const PlanEntry* config = env.files.find(env.dir + "/" + std::string(kSlurmBootConfig));
+  const std::string pinned = config ? pinned_config_path(config->id) : "";
   out << (request.dry_run ? "Would submit " : "Submitting ") << env.unit << ": "
-      << shell_words(slurm::submit_command("sbatch", dir, action.script)) << '\n';
+      << shell_words(slurm::submit_command("sbatch", dir, action.script, pinned)) << '\n';
   if (request.dry_run) return 0;
   std::string error;
+  if (!pin_boot_config(env, dir, error)) {
+    diagnostics.report(Code::E0730, {}, env.unit + ": " + error,
+                       "the job would read boot.json when it starts; nothing was submitted");
+    return 1;
+  }
   std::optional<std::string> id =
-      slurm::submit(dir, action.script, *parse_duration(request.steps.timeout), error);
+      slurm::submit(dir, action.script, pinned, *parse_duration(request.steps.timeout), error);
   if (!id) {
     diagnostics.report(Code::E0730, {}, env.unit + ": " + error,
                        "sbatch's message above says why; nothing was recorded");

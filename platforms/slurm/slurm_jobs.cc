@@ -62,8 +62,11 @@ std::optional<std::string> parse_job_id(std::string_view parsable) {
 }
 
 std::vector<std::string> submit_command(const std::string& sbatch, const std::string& env_dir,
-                                        const std::string& script) {
-  return {sbatch, "--parsable", "--chdir=" + env_dir, env_dir + "/" + script};
+                                        const std::string& script, const std::string& config) {
+  std::vector<std::string> argv = {sbatch, "--parsable", "--chdir=" + env_dir,
+                                   env_dir + "/" + script};
+  if (!config.empty()) argv.push_back(config);
+  return argv;
 }
 
 std::optional<JobState> parse_squeue(std::string_view output) {
@@ -98,7 +101,7 @@ std::vector<std::string> sacct_command(const std::string& job_id) {
 }
 
 std::vector<std::string> cancel_command(const std::string& job_id) {
-  return {"scancel", job_id};
+  return {"scancel", "--", job_id};  // `--`: an id is never an option (`--me`)
 }
 
 std::vector<std::string> log_files(const std::string& env, const std::string& job_id) {
@@ -182,14 +185,15 @@ bool cancel(const std::string& job_id, int timeout_seconds) {
 }
 
 std::optional<std::string> submit(const std::string& env_dir, const std::string& script,
-                                  int timeout_seconds, std::string& error) {
+                                  const std::string& config, int timeout_seconds,
+                                  std::string& error) {
   std::optional<std::string> sbatch = find_on_path("sbatch");
   if (!sbatch) {
     error = "`sbatch` is not on PATH: apply Slurm envs from a host of the cluster";
     return std::nullopt;
   }
   RunResult result =
-      run_command(submit_command(*sbatch, env_dir, script), "", timeout_seconds, true);
+      run_command(submit_command(*sbatch, env_dir, script, config), "", timeout_seconds, true);
   if (result.status != 0) {
     error = "sbatch exited with status " + std::to_string(result.status);
     return std::nullopt;

@@ -15,10 +15,11 @@ namespace mlenv::plan::slurm {
 /// when the output is not that.
 std::optional<std::string> parse_job_id(std::string_view parsable);
 
-/// `sbatch --parsable --chdir=<env_dir> <env_dir>/<script>`: the job's working directory is the
-/// env directory, where the script finds boot.json and writes its logs.
+/// `sbatch --parsable --chdir=<env_dir> <env_dir>/<script> [<config>]`: the job's working
+/// directory is the env directory, where the script finds boot.json (or `config`, the copy apply
+/// checked, relative to it) and writes its logs.
 std::vector<std::string> submit_command(const std::string& sbatch, const std::string& env_dir,
-                                        const std::string& script);
+                                        const std::string& script, const std::string& config = "");
 
 /// Where a job is, as Slurm says it (`PENDING`, `RUNNING`, `COMPLETED`, `FAILED`, ...).
 struct JobState {
@@ -40,7 +41,7 @@ std::optional<JobState> parse_sacct(std::string_view output);
 std::vector<std::string> squeue_command(const std::string& job_id);
 std::vector<std::string> sacct_command(const std::string& job_id);
 
-/// `scancel <id>`.
+/// `scancel -- <id>`.
 std::vector<std::string> cancel_command(const std::string& job_id);
 
 /// The job's output and error files, relative to the env directory (the script's
@@ -82,8 +83,10 @@ std::optional<JobState> job_state(const std::string& job_id, int timeout_seconds
 /// Cancels the job with the scancel on PATH; false when scancel is missing or fails.
 bool cancel(const std::string& job_id, int timeout_seconds);
 
-/// Submits the env's script; the job id, or nullopt with the reason in `error`.
+/// Submits the env's script (with `config` as its argument unless empty); the job id, or nullopt
+/// with the reason in `error`.
 std::optional<std::string> submit(const std::string& env_dir, const std::string& script,
-                                  int timeout_seconds, std::string& error);
+                                  const std::string& config, int timeout_seconds,
+                                  std::string& error);
 
 }  // namespace mlenv::plan::slurm

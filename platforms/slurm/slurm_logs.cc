@@ -1,9 +1,12 @@
 // `mlenvc logs` of a Slurm env: the files the job's `--output` and `--error` name, in which
 // `srun --label` marked each line with its task, which is the node rank (platforms/slurm/).
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <thread>
 
@@ -18,21 +21,41 @@ namespace {
 // A log file read from where the last read stopped; `partial` holds a line not yet ended.
 struct FollowedFile {
   std::string path;
-  std::streamoff offset = 0;
+  off_t offset = 0;
   std::string partial;
 };
 
-// The whole lines `file` gained since the last call (a last line without a newline only when
-// `flush`); a file the job has not created yet gives none.
-std::vector<std::string> new_lines(FollowedFile& file, bool flush) {
-  std::ifstream in(file.path, std::ios::binary);
+// What one read takes from a log: a 1 GB log is streamed, never held whole.
+constexpr std::size_t kReadChunk = std::size_t{1} << 20;
+// The most log text held to group lines by rank; beyond it the groups are printed and begun
+// again.
+constexpr std::size_t kMaxGrouped = std::size_t{64} << 20;
+
+// Up to kReadChunk bytes of `path` from `offset`. Only a regular file is read, opened without
+// blocking: a log linked to /dev/zero never ends and a FIFO would block forever.
+std::string read_chunk(const std::string& path, off_t offset) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return "";
+  std::string chunk(kReadChunk, '\0');
+  struct stat st {};
+  ssize_t n = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+                  ? ::pread(fd, chunk.data(), chunk.size(), offset)
+                  : 0;
+  ::close(fd);
+  chunk.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return chunk;
+}
+
+// The whole lines of the next chunk of `file` (a last line without a newline only when
+// `flush` and the file has no more); `more` says whether the file has more to read now. A
+// file the job has not created yet gives none.
+std::vector<std::string> new_lines(FollowedFile& file, bool flush, bool& more) {
   std::vector<std::string> lines;
-  if (in) {
-    in.seekg(file.offset);
-    std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    file.offset += static_cast<std::streamoff>(chunk.size());
-    file.partial += chunk;
-  }
+  std::string chunk = read_chunk(file.path, file.offset);
+  more = chunk.size() == kReadChunk;
+  flush = flush && !more;
+  file.offset += static_cast<off_t>(chunk.size());
+  file.partial += chunk;
   std::size_t start = 0;
   for (std::size_t end; (end = file.partial.find('\n', start)) != std::string::npos;
        start = end + 1)
@@ -55,17 +78,28 @@ std::string shown(std::string_view line, const std::optional<int>& rank) {
   return prefix + printable(labelled.text) + "\n";
 }
 
-// Without -f: each rank's lines in one piece, rank after rank, then the job's own lines.
+// Without -f: each rank's lines in one piece, rank after rank, then the job's own lines; a log
+// over kMaxGrouped is grouped so within each kMaxGrouped of its text.
 void print_by_rank(std::vector<FollowedFile>& files, const std::optional<int>& rank,
                    std::ostream& out) {
   std::map<int, std::string> by_task;  // the job's own lines under a key after every rank
+  std::size_t held = 0;
+  auto print_held = [&] {
+    for (const auto& [task, text] : by_task) out << text;
+    by_task.clear();
+    held = 0;
+  };
   for (FollowedFile& file : files) {
-    for (const std::string& line : new_lines(file, true)) {
-      std::string text = shown(line, rank);
-      if (!text.empty()) by_task[slurm::parse_labelled_line(line).task.value_or(1 << 30)] += text;
+    for (bool more = true; more;) {
+      for (const std::string& line : new_lines(file, true, more)) {
+        std::string text = shown(line, rank);
+        held += text.size();
+        if (!text.empty()) by_task[slurm::parse_labelled_line(line).task.value_or(1 << 30)] += text;
+      }
+      if (held > kMaxGrouped) print_held();
     }
   }
-  for (const auto& [task, text] : by_task) out << text;
+  print_held();
 }
 
 // With -f: lines as the job writes them, until the job has ended (or neither squeue nor sacct
@@ -76,7 +110,9 @@ void follow(const AppliedEnv& env, std::vector<FollowedFile>& files, const std::
     std::optional<slurm::JobState> state = slurm::job_state(job_id(env), timeout_seconds);
     const bool ended = !state || state->finished;
     for (FollowedFile& file : files) {
-      for (const std::string& line : new_lines(file, ended)) out << shown(line, rank);
+      for (bool more = true; more;) {
+        for (const std::string& line : new_lines(file, ended, more)) out << shown(line, rank);
+      }
     }
     out.flush();
     if (ended) return;

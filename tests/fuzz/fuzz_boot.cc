@@ -87,6 +87,11 @@ void check_message(const boot::Json& message) {
     try {
       boot::JobPlan decoded = boot::plan_from_json(*plan);
       require(static_cast<int>(decoded.hosts.size()) == decoded.nnodes);
+      // A node's check of a plan against its own boot.json: an answer, never a crash.
+      boot::BootConfig config;
+      config.job = decoded.run_id;
+      config.transport = "auto";
+      (void)boot::plan_mismatch(config, decoded.nnodes, decoded);
     } catch (const boot::BootError&) {
     }
   }

@@ -18,7 +18,7 @@ grep -q '"storage": "per_pod"' plans/barcelona/ml-dev-env/plan.json || fail "no 
 mkdir bin && ln -s "$fake" bin/oc
 export PATH="$tmp/bin:$PATH" MLENV_FAKE_LOG="$tmp/log" MLENV_FAKE_REPLIES="$tmp/replies"
 printf '%s\n' 'get namespace|0|namespace/nccl-test' 'auth can-i|0|yes' \
-  'get istag|0|image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env@sha256:00' \
+  'get istag|0|image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env@sha256:0000000000000000000000000000000000000000000000000000000000000000' \
   > replies
 "$mlenvc" status ml-dev-env 2> status.err && fail "status of an env not applied"
 grep -q 'error\[E0750\]: `barcelona/ml-dev-env` is not applied' status.err || fail "no E0750"

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <thread>
 
@@ -202,6 +203,22 @@ TEST_CASE("day2: status escapes what the cluster says before printing it", "[day
   CHECK(f.out.find('\r') == std::string::npos);
   CHECK(f.out.find("node\\u001b]0;owned\\u0007") != std::string::npos);
   CHECK(f.out.find("1     -             -") != std::string::npos);  // rank 1 has no pod
+}
+
+TEST_CASE("day2: status keeps one deadline for all its client calls", "[day2]") {
+  Day2Fixture f;
+  // The status file's exec and the builds hang: before, each got the whole --timeout (with
+  // 1,024 running ranks, 1,024 x 60 s). The Routes, asked after the deadline, are not.
+  setenv("MLENV_FAKE_SLEEP", "30", 1);
+  setenv("MLENV_FAKE_SLEEP_ON", "exec\\|get builds", 1);
+  auto started = std::chrono::steady_clock::now();
+  CHECK(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"ml-dev-env", "", 2}, out, d);
+  }) == 1);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::milliseconds(3500));
+  CHECK(f.out.find("  0     ml-dev-env-0") != std::string::npos);
+  CHECK(f.err.find("get routes -n nccl-test -l app.kubernetes.io/instance=ml-dev-env -o json` "
+                   "did not finish within the command's --timeout of 2s") != std::string::npos);
 }
 
 TEST_CASE("day2: shell opens a login shell in rank 0's pod, or the rank asked", "[day2]") {
@@ -628,6 +645,25 @@ struct SlurmDay2Fixture : Day2Fixture {
   }
 };
 
+TEST_CASE("apply: a Slurm job runs the boot.json apply checked, not a later plan's", "[apply]") {
+  SlurmDay2Fixture f;
+  const std::string dir = f.dir.path() + "/plans/lab/ranks/";
+  const std::string blob = rev_parse(f.dir.path(), "HEAD:plans/lab/ranks/boot.json");
+  const std::string pinned = "logs/.applied/boot-" + blob + ".json";
+  // sbatch gets the copy as the script's argument; the script reads it when the job starts.
+  bool passed = false;
+  for (const std::string& command : f.commands())
+    passed = passed || command ==
+                           "sbatch --parsable --chdir=$TMP/plans/lab/ranks "
+                           "$TMP/plans/lab/ranks/ranks.sbatch " +
+                               pinned;
+  CHECK(passed);
+  CHECK(read_file(dir + pinned) == "{}");
+  // A later plan rewrites boot.json while the job waits in the queue: its copy stays.
+  write_file(dir + "boot.json", "{\"nnodes\": 64}");
+  CHECK(read_file(dir + pinned) == "{}");
+}
+
 TEST_CASE("day2: a Slurm env's status is its job's state and each rank's node", "[day2]") {
   SlurmDay2Fixture f;
   REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
@@ -665,6 +701,32 @@ TEST_CASE("day2: a Slurm env's logs are its job's files, each line under its ran
   request.rank = 2;
   CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) == 1);
   CHECK(f.err.find("error[E0751]: `lab/ranks` has no rank 2") != std::string::npos);
+}
+
+TEST_CASE("day2: a Slurm env's logs are streamed, and only regular files are read", "[day2]") {
+  SlurmDay2Fixture f;
+  const std::string logs = f.dir.path() + "/plans/lab/ranks/logs/";
+  // 4 MiB of lines, read in 1 MiB chunks: lines that cross a chunk's end stay whole.
+  std::string big;
+  for (int i = 0; big.size() < (std::size_t{4} << 20); ++i)
+    big += std::to_string(i % 2) + ": line " + std::to_string(i) + "\n";
+  write_file(logs + "ranks-42.out", big);
+  // The error log is a FIFO nobody writes: before, reading it blocked forever.
+  REQUIRE(mkfifo((logs + "ranks-42.err").c_str(), 0600) == 0);
+  LogsRequest request;
+  request.target = {"ranks", "", 60};
+  request.rank = 1;
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) ==
+          0);
+  std::size_t lines = static_cast<std::size_t>(std::count(big.begin(), big.end(), '\n'));
+  CHECK(static_cast<std::size_t>(std::count(f.out.begin(), f.out.end(), '\n')) == lines / 2);
+  CHECK(f.out.starts_with("[1] line 1\n[1] line 3\n"));
+  // A log linked to /dev/zero: before, read until memory ran out.
+  std::filesystem::remove(logs + "ranks-42.out");
+  std::filesystem::create_symlink("/dev/zero", logs + "ranks-42.out");
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) ==
+          0);
+  CHECK(f.out.empty());
 }
 
 TEST_CASE("day2: a Slurm env's shell is a step of its running job on the rank's node", "[day2]") {

@@ -60,7 +60,7 @@ git cat-file --batch-all-objects --batch | grep -q "$MLENV_E2E_TOKEN" && fail "a
 mkdir bin && ln -s "$fake" bin/oc
 export MLENV_FAKE_LOG="$tmp/log" MLENV_FAKE_REPLIES="$tmp/replies"
 printf '%s\n' 'get namespace|0|namespace/nccl-test' 'auth can-i|0|yes' \
-  'get istag|0|image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env@sha256:00' \
+  'get istag|0|image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env@sha256:0000000000000000000000000000000000000000000000000000000000000000' \
   > "$tmp/replies"
 PATH="$tmp/bin:$PATH" "$mlenvc" apply --dry-run > dry.out || fail "dry run"
 [ ! -e "$tmp/log" ] || fail "dry run ran a command"
@@ -79,4 +79,24 @@ sed 's/^  debug    = true$/  debug    = false/' cluster.mlenv > "$tmp/linked/clu
   fail "plan in a linked work tree"
 git fsck --full --strict 2> fsck.err || { cat fsck.err; fail "git fsck after a linked plan"; }
 git cat-file -e other:plans/barcelona/ml-dev-env/boot.json || fail "the linked plan's blobs"
+
+# A work tree whose `.git` is a file naming a git directory elsewhere (`--separate-git-dir`, as
+# some CI checkouts have): the plan goes into the work tree, not beside the git directory.
+mkdir -p "$tmp/gitdirs"
+git init -q --separate-git-dir="$tmp/gitdirs/separate.git" "$tmp/checkout"
+git -C "$tmp/checkout" config user.email t@example.com
+git -C "$tmp/checkout" config user.name Test
+cp cluster.mlenv "$tmp/checkout/"
+(cd "$tmp/checkout" && git add cluster.mlenv && git commit -qm src &&
+  "$mlenvc" plan cluster.mlenv > /dev/null) || fail "plan in a work tree with a .git file"
+[ -f "$tmp/checkout/plans/barcelona/ml-dev-env/boot.json" ] || fail "no plan in the work tree"
+[ ! -e "$tmp/gitdirs/plans" ] || fail "the plan went beside the git directory"
+git -C "$tmp/checkout" cat-file -e HEAD:plans/barcelona/ml-dev-env/boot.json ||
+  fail "the plan's commit does not hold plans/"
+# A SHA-256 repository, which libgit2 cannot open: said so, not "no git work tree".
+if git init -q --object-format=sha256 "$tmp/sha256" 2> /dev/null; then
+  cp cluster.mlenv "$tmp/sha256/"
+  (cd "$tmp/sha256" && ! "$mlenvc" plan cluster.mlenv > /dev/null 2> err) || fail "plan in a SHA-256 repository"
+  grep -q "cannot be opened" "$tmp/sha256/err" || { cat "$tmp/sha256/err"; fail "SHA-256: the reason"; }
+fi
 echo "e2e: ok"

@@ -314,25 +314,44 @@ TEST_CASE("plan --out into a directory of the user's files is refused", "[plan]"
   CHECK(!fine.has_errors());
 }
 
-TEST_CASE("a plan that committed and then failed is repaired by the next plan", "[plan]") {
+TEST_CASE("what would fail after the commit is refused before the branch moves", "[plan]") {
   TempDir dir;
   init_repo(dir.path());
   FakeEnv env = typical_env();
   plan(dir.path(), render({env}));
   object(env, "StatefulSet", "ml-dev-env").body += "  minReadySeconds: 5\n";
   const std::string sts = "plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml";
-  const std::string before = index_entries(dir.path())[sts];
+  const std::string head = rev_parse(dir.path(), "HEAD");
+  // Before, each of these let plan commit and then fail on the index or the work tree: the
+  // branch moved, the index did not, and the next `git commit` reverted the plan.
   write_file(dir.path() + "/.git/index.lock", "");  // another git holds the index
-  Planned failed = plan(dir.path(), render({env}));
-  REQUIRE(failed.commit);
-  CHECK(failed.diagnostics.has_errors());
-  CHECK(index_entries(dir.path())[sts] == before);  // the index still holds the old plan
+  Planned locked = plan(dir.path(), render({env}));
+  CHECK_FALSE(locked.commit);
+  CHECK(locked.diagnostics.has_errors());
+  CHECK(rev_parse(dir.path(), "HEAD") == head);
   std::filesystem::remove(dir.path() + "/.git/index.lock");
+  FakeEnv long_name = env;
+  long_name.files[std::string(300, 'x')] = "x\n";
+  Planned too_long = plan(dir.path(), render({long_name}));
+  CHECK_FALSE(too_long.commit);
+  CHECK(rev_parse(dir.path(), "HEAD") == head);
+  // Nothing was left half done: the next plan commits, and the index holds it.
   Planned again = plan(dir.path(), render({env}));
-  CHECK(again.diff.empty());
+  CHECK(again.commit);
   CHECK(!again.diagnostics.has_errors());
   CHECK(index_entries(dir.path())[sts] == rev_parse(dir.path(), "HEAD:" + sts));
   CHECK(read_file(dir.path() + "/" + sts) == show(dir.path(), "HEAD", sts));
+}
+
+TEST_CASE("a plans path that is a file is refused before the branch moves", "[plan]") {
+  TempDir dir;
+  init_repo(dir.path());
+  const std::string head = rev_parse(dir.path(), "HEAD");
+  write_file(dir.path() + "/plans", "not a folder\n");
+  Planned refused = plan(dir.path(), render({typical_env()}));
+  CHECK_FALSE(refused.commit);
+  CHECK(refused.diagnostics.has_errors());
+  CHECK(rev_parse(dir.path(), "HEAD") == head);
 }
 
 TEST_CASE("two programs planning one env name into one namespace are refused", "[plan]") {

@@ -117,6 +117,8 @@ BootProcess start_boot(const TempDir& dir, const std::string& tag,
         "MLENV_JOB_TOKEN", "NCCL_DEBUG", "NCCL_SOCKET_IFNAME"}) {
     environment.erase(name);
   }
+  // mlenv-boot refuses a rendezvous without a job token, as a platform always gives one.
+  environment["MLENV_JOB_TOKEN"] = kTestJobToken;
   for (const auto& [name, value] : env) environment[name] = value;
   std::vector<std::string> env_strings = boot::to_envp(environment);
   std::vector<char*> envp;

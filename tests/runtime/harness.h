@@ -45,6 +45,9 @@ boot::Json test_config(const boot::Json& overrides = boot::Json::object());
 std::string write_config(const TempDir& dir, const boot::Json& config,
                          const std::string& name = "boot.json");
 
+/// The MLENV_JOB_TOKEN every start_boot process gets unless its `env` says otherwise.
+inline constexpr const char* kTestJobToken = "test-job-token";
+
 /// A running mlenv-boot with its stdout and stderr captured to files.
 struct BootProcess {
   pid_t pid = -1;
@@ -58,7 +61,8 @@ struct BootProcess {
 };
 
 /// Starts mlenv-boot with arguments and extra environment variables (on top of the test's own,
-/// minus the rank variables a CI runner might set). A non-zero `max_files` lowers its
+/// minus the rank variables a CI runner might set, plus MLENV_JOB_TOKEN=kTestJobToken; an
+/// empty value in `env` stands for an unset one). A non-zero `max_files` lowers its
 /// RLIMIT_NOFILE, so running it out of descriptors takes few connections.
 BootProcess start_boot(const TempDir& dir, const std::string& tag,
                        const std::vector<std::string>& args,

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include <thread>
 
@@ -118,6 +119,25 @@ TEST_CASE("supervisor: no zombies, orphans included", "[supervisor]") {
   CHECK_FALSE(boot_test::is_zombie(orphan));
   REQUIRE(boot_test::wait_exit(boot, 10));
   CHECK(boot.exit_code == 0);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+TEST_CASE("supervisor: what a worker daemonized ends with the job", "[supervisor]") {
+  // The test adopts whatever outlives mlenv-boot, so a daemon left running would show here.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  TempDir dir;
+  BootProcess boot = run_workers(
+      dir, 1, "setsid sleep 60 < /dev/null > /dev/null 2>&1 & echo $! > " + dir.path() + "/daemon");
+  REQUIRE(boot_test::wait_exit(boot, 10));
+  INFO(boot.err());
+  CHECK(boot.exit_code == 0);
+  pid_t daemon = static_cast<pid_t>(std::stol(boot_test::slurp(dir.path() + "/daemon")));
+  // Gone, or killed and waiting for this test (its new parent) to reap it.
+  bool ended = !boot_test::pid_alive(daemon) || boot_test::is_zombie(daemon);
+  CHECK(ended);
+  int status = 0;
+  ::waitpid(daemon, &status, WNOHANG);
+  if (!ended) ::kill(daemon, SIGKILL);
   ::prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 

@@ -31,6 +31,11 @@ for rank in 0 1; do
   [ -f "plans/testlab/ranks/rank-$rank.txt" ] || { echo "rank $rank did not run"; exit 1; }
 done
 [ -f "plans/testlab/ranks/logs/ranks-$id.out" ] || { echo "no job log"; exit 1; }
+# The job ran the copy of boot.json apply checked (named by its blob id), with the run's own
+# token: the script made one, srun handed it to both ranks, and they met.
+blob=$(git rev-parse HEAD:plans/testlab/ranks/boot.json)
+cmp "plans/testlab/ranks/logs/.applied/boot-$blob.json" <(git show "$blob") ||
+  { echo "apply left no copy of the boot.json it checked"; exit 1; }
 
 # A partition the cluster does not have: sbatch refuses, apply says so, nothing is recorded.
 rm -f plans/testlab/ranks/rank-*.txt

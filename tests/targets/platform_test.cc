@@ -544,11 +544,26 @@ TEST_CASE("researchers apply without cluster-admin: SCC grants are the platform 
         CHECK(grants[0]["service_account"].as<std::string>() ==
               w.pod["serviceAccountName"].as<std::string>());
       }
-      // The oauth-proxy cookie Secret is apply's to create, never a file of the plan.
-      if (w.boot["services"].size() > 0) {
-        REQUIRE(w.plan["secrets"].size() == 1);
-        CHECK(w.plan["secrets"][0]["random_bytes"].as<int>() == 32);
+      // The run's job token and the oauth-proxy cookie Secret are apply's to create, never a
+      // file of the plan. The token is hex, as an environment variable holds it, and is the
+      // Secret the pod reads MLENV_JOB_TOKEN from.
+      const bool services = w.boot["services"].size() > 0;
+      REQUIRE(w.plan["secrets"].size() == (services ? 2u : 1u));
+      const YAML::Node token = w.plan["secrets"][0];
+      CHECK(token["key"].as<std::string>() == "token");
+      CHECK(token["random_bytes"].as<int>() == 32);
+      CHECK(token["encoding"].as<std::string>() == "hex");
+      bool read = false;
+      for (const YAML::Node& container : w.pod["containers"]) {
+        for (const YAML::Node& var : container["env"]) {
+          if (var["name"].as<std::string>() != "MLENV_JOB_TOKEN") continue;
+          read = var["valueFrom"]["secretKeyRef"]["name"].as<std::string>() ==
+                     token["name"].as<std::string>() &&
+                 var["valueFrom"]["secretKeyRef"]["key"].as<std::string>() == "token";
+        }
       }
+      CHECK(read);
+      if (services) CHECK(w.plan["secrets"][1]["random_bytes"].as<int>() == 32);
     }
   }
 }

@@ -1,5 +1,7 @@
 #include "platforms/kube/day2/cluster_json.h"
 
+#include "compiler/apply/record_values.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -110,7 +112,8 @@ std::optional<std::vector<RankPod>> parse_rank_pods(const std::string& json,
     for (const YAML::Node& pod : items_of(json)) {
       if (!pod.IsMap()) continue;
       int rank = rank_of(pod, workload);
-      if (rank < 0) continue;
+      // The name becomes an argument of `logs`, `exec` and `port-forward`: never an option.
+      if (rank < 0 || !is_object_name(text_at(pod, {"metadata", "name"}))) continue;
       RankPod candidate = rank_pod(pod, rank);
       auto it = newest.find(rank);
       if (it == newest.end() || it->second.created < candidate.created)

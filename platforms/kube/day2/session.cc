@@ -22,7 +22,12 @@ std::optional<Session> Session::of(AppliedEnv env, const EnvRequest& target,
   session.is_oc_ = std::filesystem::path(session.program_).filename() == "oc";
   session.env_ = std::move(env);
   session.timeout_seconds_ = target.timeout_seconds;
+  session.restart_deadline();
   return session;
+}
+
+void Session::restart_deadline() {
+  deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds_);
 }
 
 std::vector<std::string> Session::argv(const std::vector<std::string>& args) const {
@@ -37,12 +42,17 @@ std::string Session::selector() const {
 
 std::optional<std::string> Session::capture(const std::vector<std::string>& args,
                                             Diagnostics& diagnostics) const {
-  RunResult result = run_command(argv(args), "", timeout_seconds_, true);
+  // Whole seconds left, rounded up, so a call never starts with a deadline of 0 (none).
+  auto left = std::chrono::ceil<std::chrono::seconds>(deadline_ - std::chrono::steady_clock::now());
+  RunResult result;
+  result.timed_out = left.count() <= 0;
+  if (!result.timed_out) result = run_command(argv(args), "", static_cast<int>(left.count()), true);
   if (!result.timed_out && !result.not_started && result.status == 0) return result.output;
   const std::string shown = "`" + shell_words(argv(args)) + "`";
   if (result.timed_out) {
     diagnostics.report(Code::E0707, {},
-                       shown + " did not finish in " + std::to_string(timeout_seconds_) + "s",
+                       shown + " did not finish within the command's --timeout of " +
+                           std::to_string(timeout_seconds_) + "s",
                        "raise --timeout, or check that the cluster answers");
   } else {
     diagnostics.report(

@@ -2,6 +2,7 @@
 // One day-2 command's view of an applied env: the env resolved from the repository, the user's
 // own client (oc, or kubectl), and the env's pods by rank.
 
+#include <chrono>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -30,9 +31,12 @@ class Session {
   /// `app.kubernetes.io/instance=<env>`: every pod, Route and build of the env carries it.
   std::string selector() const;
 
-  /// Runs `args` with the deadline and returns its stdout; E0706 or E0707 when it fails.
+  /// Runs `args` with what is left of the command's deadline and returns its stdout; E0706 or
+  /// E0707 when it fails, E0707 at once when the deadline has passed.
   std::optional<std::string> capture(const std::vector<std::string>& args,
                                      Diagnostics& diagnostics) const;
+  /// Starts the deadline again: each round of `sync --watch` is a command of its own.
+  void restart_deadline();
   /// The env's rank pods (`get pods -l <selector> -o json`).
   std::optional<std::vector<RankPod>> rank_pods(Diagnostics& diagnostics) const;
   /// E0751 unless `rank` is one of the env's ranks (checked before any client call).
@@ -45,6 +49,7 @@ class Session {
   std::string program_;
   bool is_oc_ = false;
   int timeout_seconds_ = 60;
+  std::chrono::steady_clock::time_point deadline_;  ///< timeout_seconds_ after Session::of
 };
 
 }  // namespace mlenv::plan::day2

@@ -106,7 +106,9 @@ int sync_with(const Session& session, const SyncRequest& request, std::ostream& 
     if (now == last) continue;
     last = std::move(now);
     // A failed round is reported and the watch goes on: the next change may find the pod back.
-    sync_once(session, request.dir, out, diagnostics);
+    Session round = session;
+    round.restart_deadline();
+    sync_once(round, request.dir, out, diagnostics);
   }
   return diagnostics.has_errors() ? 1 : 0;
 }

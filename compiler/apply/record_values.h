@@ -1,0 +1,25 @@
+#pragma once
+// Values mlenvc reads back from outside and passes to a client as an argument: the trailers of
+// `refs/mlenv/applied/...` records (a ref anyone who can push may write) and the names of pods
+// the cluster lists. Each must be a value mlenvc itself would write, never an option:
+// `Slurm-Job: --me` made destroy run `scancel --me`, `ApplySet-Parent: --all` made apply run
+// `oc delete configmap --all`, and a pod named `--server=...` became an `oc` option.
+
+#include <string_view>
+
+namespace mlenv::plan {
+
+/// A Kubernetes object name as the API server allows it (RFC 1123 subdomain): 1..253 of
+/// `a-z 0-9 - .`, starting and ending with a letter or digit. Pods, ConfigMaps, Secrets.
+bool is_object_name(std::string_view name);
+
+/// A Slurm job id as `sbatch --parsable` prints it: 1..20 digits.
+bool is_slurm_job_id(std::string_view id);
+
+/// The value of record trailer `key` (`Slurm-Job: `, `ApplySet-Parent: `, `Runtime-Tree: `,
+/// `Plan-Directory: `) is one mlenvc writes: a job id; an object name; a git object id (40 or 64
+/// hex digits); a relative path without `..`, a leading `-`, or control bytes. Unknown keys
+/// accept nothing.
+bool valid_trailer_value(std::string_view key, std::string_view value);
+
+}  // namespace mlenv::plan

@@ -1,0 +1,46 @@
+// What mlenvc reads back from outside (tests/fuzz/README.md): plan.json as committed, the
+// trailers of `refs/mlenv/applied/...` records, and the clients' replies (`get pods/routes/
+// builds -o json`, squeue, sacct, sbatch --parsable). Any input must give an answer or a
+// reported error: a crash, a sanitizer report, a timeout or running out of memory is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "compiler/apply/record_values.h"
+#include "compiler/apply/records.h"
+#include "platforms/slurm/slurm_apply.h"
+#include "platforms/slurm/slurm_jobs.h"
+#include "platforms/kube/day2/cluster_json.h"
+#include "compiler/plan/plan_json.h"
+
+using namespace mlenv::plan;
+
+namespace {
+
+void require(bool holds) {
+  if (!holds) __builtin_trap();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  std::string error;
+  (void)parse_plan_json(text, error);
+  // A trailer is read back only as a value mlenvc writes, whatever the record holds.
+  for (std::string_view key :
+       {kPlanDirTrailer, kRuntimeTrailer, kParentTrailer, kSlurmJobTrailer}) {
+    std::string value = trailer(text, key);
+    require(value.empty() || valid_trailer_value(key, value));
+    require(value.empty() || value.front() != '-');
+  }
+  if (auto pods = day2::parse_rank_pods(text, "env", error)) {
+    for (const day2::RankPod& pod : *pods) require(is_object_name(pod.name));
+  }
+  (void)day2::parse_routes(text, error);
+  (void)day2::parse_latest_build(text, error);
+  (void)slurm::parse_squeue(text);
+  (void)slurm::parse_sacct(text);
+  if (auto id = slurm::parse_job_id(text)) require(is_slurm_job_id(*id));
+  return 0;
+}
