@@ -2,8 +2,8 @@
 // Values mlenvc reads back from outside and passes to a client as an argument: the trailers of
 // `refs/mlenv/applied/...` records (a ref anyone who can push may write) and the names of pods
 // the cluster lists. Each must be a value mlenvc itself would write, never an option:
-// `Slurm-Job: --me` made destroy run `scancel --me`, `ApplySet-Parent: --all` made apply run
-// `oc delete configmap --all`, and a pod named `--server=...` became an `oc` option.
+// `Slurm-Job: --me` made destroy cancel every job of the user, `ApplySet-Parent: --all` made
+// apply delete every ConfigMap, and a pod named `--server=...` became a client option.
 
 #include <string_view>
 
@@ -13,7 +13,7 @@ namespace mlenv::plan {
 /// `a-z 0-9 - .`, starting and ending with a letter or digit. Pods, ConfigMaps, Secrets.
 bool is_object_name(std::string_view name);
 
-/// A Slurm job id as `sbatch --parsable` prints it: 1..20 digits.
+/// A batch job id as the scheduler prints it on submission: 1..20 digits.
 bool is_slurm_job_id(std::string_view id);
 
 /// The value of record trailer `key` (`Slurm-Job: `, `ApplySet-Parent: `, `Runtime-Tree: `,

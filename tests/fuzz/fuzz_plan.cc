@@ -8,10 +8,10 @@
 
 #include "compiler/apply/record_values.h"
 #include "compiler/apply/records.h"
+#include "compiler/plan/plan_json.h"
+#include "platforms/kube/day2/cluster_json.h"
 #include "platforms/slurm/slurm_apply.h"
 #include "platforms/slurm/slurm_jobs.h"
-#include "platforms/kube/day2/cluster_json.h"
-#include "compiler/plan/plan_json.h"
 
 using namespace mlenv::plan;
 

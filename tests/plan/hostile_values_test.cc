@@ -13,10 +13,10 @@
 #include "compiler/apply/record_values.h"
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
+#include "compiler/plan/summary.h"
+#include "platforms/kube/day2/cluster_json.h"
 #include "platforms/slurm/slurm_apply.h"
 #include "platforms/slurm/slurm_jobs.h"
-#include "platforms/kube/day2/cluster_json.h"
-#include "compiler/plan/summary.h"
 #include "tests/plan/apply_fixture.h"
 
 #include <sstream>
