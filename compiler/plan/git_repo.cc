@@ -487,7 +487,9 @@ std::unique_ptr<Mirror> Mirror::fetch(const std::string& dir, const std::string&
   for (const std::string& name : names) git_reference_remove(repo, name.c_str());
   Owned<git_remote, git_remote_free> remote;
   check(git_remote_create_anonymous(&remote.ptr, repo, url.c_str()), "naming the remote");
-  git_fetch_options options = GIT_FETCH_OPTIONS_INIT;
+  git_fetch_options options;
+  // The function, not GIT_FETCH_OPTIONS_INIT, whose partial braces clang warns about.
+  check(git_fetch_options_init(&options, GIT_FETCH_OPTIONS_VERSION), "initialising the fetch");
   options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;  // the refspecs name every tag
   options.callbacks.transfer_progress = within_limit;
   options.callbacks.payload = &max_bytes;
