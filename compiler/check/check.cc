@@ -4,6 +4,7 @@
 
 #include "compiler/base/embedded.h"
 #include "compiler/check/checker.h"
+#include "compiler/check/rules_usage.h"
 
 namespace mlenv::check {
 namespace {
@@ -55,6 +56,7 @@ std::optional<ir::Program> Checker::run(const std::string& root_path) {
     if (diagnostics_.error_count() != errors) continue;
     program.envs.push_back(lower(*env, state));
   }
+  check_queues(program, diagnostics_);
   if (diagnostics_.error_count() != 0 || errors_before_envs != 0) return std::nullopt;
 
   for (const Module& module : modules_) {

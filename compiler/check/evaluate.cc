@@ -231,13 +231,18 @@ void Checker::apply_block(Value& target, const ast::Block& block, const SchemaDe
     const auto* literal_block = boost::get<ast::Block>(&entry.value);
     bool mergeable = literal_block && existing && existing->value->kind == Value::Kind::Block &&
                      (type->kind == Type::Kind::Schema || type->kind == Type::Kind::Map);
+    // `+=` appends to a list or merges into a block; on anything else it is a mistake, whether
+    // or not the field has a value yet (where it has none, `+=` would silently act as `=`).
+    const bool appendable = type->kind == Type::Kind::List || type->kind == Type::Kind::Schema ||
+                            type->kind == Type::Kind::Map;
+    if (entry.op == ast::Op::Append &&
+        (existing ? !mergeable && type->kind != Type::Kind::List : !appendable)) {
+      diagnostics_.report(
+          Code::E0309, key_range,
+          "`+=` needs a list or a block, and `" + name + "` is " + type->describe());
+      continue;
+    }
     if (entry.op == ast::Op::Append && existing && !mergeable) {
-      if (type->kind != Type::Kind::List) {
-        diagnostics_.report(
-            Code::E0309, key_range,
-            "`+=` needs a list or a block, and `" + name + "` is " + type->describe());
-        continue;
-      }
       ValuePtr more = eval_expr(entry.value, *type, module, depth + 1);
       if (!more) {
         target.mark_failed(name);

@@ -394,6 +394,26 @@ SourceRange assigned_at(const Value& parent, const char* field) {
   return range_at(parent, {field});
 }
 
+void check_queues(const ir::Program& program, Diagnostics& diagnostics) {
+  // The first env with a queue on each cluster (by API server and namespace: one Kueue).
+  std::map<std::pair<std::string, std::string>, const ir::Env*> queued;
+  for (const ir::Env& env : program.envs) {
+    if (env.cluster.platform == ir::Platform::kubernetes && !env.queue.empty())
+      queued.emplace(std::make_pair(env.cluster.api, env.cluster.namespace_name), &env);
+  }
+  for (const ir::Env& env : program.envs) {
+    if (env.cluster.platform != ir::Platform::kubernetes || !env.queue.empty()) continue;
+    auto it = queued.find({env.cluster.api, env.cluster.namespace_name});
+    if (it == queued.end()) continue;
+    Diagnostic& d = diagnostics.report(
+        Code::E0430, env.range,
+        "env `" + env.name + "` has no `queue`, while env `" + it->second->name +
+            "` of its namespace waits in Kueue's `" + it->second->queue + "`",
+        "without a queue Kueue ignores it: no quota; add `queue = \"" + it->second->queue + "\"`");
+    d.notes.push_back({"env `" + it->second->name + "` is queued here", it->second->range});
+  }
+}
+
 void check_usage(const Value& env, const UsageContext& context, CheckedValues& checked,
                  Diagnostics& diagnostics) {
   const Value* cluster = env.get("cluster");

@@ -9,6 +9,7 @@
 #include "compiler/check/rules_hygiene.h"
 #include "compiler/check/value.h"
 #include "compiler/diag/diagnostic.h"
+#include "compiler/ir/program.h"
 
 namespace mlenv::check {
 
@@ -22,6 +23,10 @@ struct UsageContext {
 /// cluster or image value every env shares are reported once (`checked`).
 void check_usage(const Value& env, const UsageContext& context, CheckedValues& checked,
                  Diagnostics& diagnostics);
+
+/// E0430 across envs: in a Kubernetes namespace where some env waits in a queue, an env with
+/// no queue bypasses the quota and the topology placement.
+void check_queues(const ir::Program& program, Diagnostics& diagnostics);
 
 /// Where `field` of `parent` was assigned (the entry `field = ...`), else where its value was
 /// written: a value read through a reference (`storage = nfs.rwx`) was written in the
