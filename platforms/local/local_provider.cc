@@ -3,12 +3,9 @@
 
 #include "platforms/local/local_provider.h"
 
-#include <algorithm>
-
-#include "compiler/plan/change.h"
-#include "compiler/plan/plan_tree.h"
 #include "platforms/local/local_drivers.h"
 #include "platforms/local/local_target.h"
+#include "platforms/unit_run.h"
 
 namespace mlenv::platforms {
 namespace {
@@ -41,20 +38,8 @@ class LocalProvider : public Provider {
 void LocalProvider::diff_unit(const plan::PlanTree& before, const plan::PlanTree& after,
                               const std::string& unit, const std::vector<std::string>& paths,
                               plan::PlanDiff& diff) const {
-  const std::string plan_json = unit + "/plan.json";
-  const bool had = before.find(plan_json) != nullptr;
-  const bool has = after.find(plan_json) != nullptr;
-  const bool changed = std::find_if(paths.begin(), paths.end(), [&](const std::string& path) {
-                         return path != plan_json;
-                       }) != paths.end();
-  if (had && has && !changed) return;
-  plan::Change run;
-  run.address = unit + "/LocalRun/" + unit.substr(unit.rfind('/') + 1);
-  run.kind = "LocalRun";
-  run.file = unit + "/boot.json";
-  run.action = !had ? plan::Action::Create : !has ? plan::Action::Delete : plan::Action::Replace;
-  if (run.action == plan::Action::Replace) run.reason = "its nodes restart with the new config";
-  diff.changes.push_back(std::move(run));
+  diff_unit_run(before, after, unit, paths,
+                {"LocalRun", "boot.json", "its nodes restart with the new config"}, diff);
 }
 
 }  // namespace

@@ -3,13 +3,10 @@
 
 #include "platforms/slurm/slurm_provider.h"
 
-#include <algorithm>
-
-#include "compiler/plan/change.h"
-#include "compiler/plan/plan_tree.h"
 #include "platforms/slurm/slurm_apply.h"
 #include "platforms/slurm/slurm_env.h"
 #include "platforms/slurm/slurm_target.h"
+#include "platforms/unit_run.h"
 
 namespace mlenv::platforms {
 namespace {
@@ -43,24 +40,9 @@ class SlurmProvider : public Provider {
 void SlurmProvider::diff_unit(const plan::PlanTree& before, const plan::PlanTree& after,
                               const std::string& unit, const std::vector<std::string>& paths,
                               plan::PlanDiff& diff) const {
-  const std::string plan_json = unit + "/plan.json";
-  const bool had = before.find(plan_json) != nullptr;
-  const bool has = after.find(plan_json) != nullptr;
   const std::string env = unit.substr(unit.rfind('/') + 1);
-  plan::Change job;
-  job.address = unit + "/SlurmJob/" + env;
-  job.kind = "SlurmJob";
-  job.action = plan::Action::Replace;
-  job.file = unit + "/" + env + ".sbatch";
-  if (!had || !has) {
-    job.action = had ? plan::Action::Delete : plan::Action::Create;
-  } else if (std::any_of(paths.begin(), paths.end(),
-                         [&](const std::string& path) { return path != plan_json; })) {
-    job.reason = "run spec changed";
-  } else {
-    return;
-  }
-  diff.changes.push_back(std::move(job));
+  diff_unit_run(before, after, unit, paths, {"SlurmJob", env + ".sbatch", "run spec changed"},
+                diff);
 }
 
 }  // namespace

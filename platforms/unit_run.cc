@@ -1,0 +1,25 @@
+#include "platforms/unit_run.h"
+
+#include <algorithm>
+
+namespace mlenv::platforms {
+
+void diff_unit_run(const plan::PlanTree& before, const plan::PlanTree& after,
+                   const std::string& unit, const std::vector<std::string>& paths,
+                   const UnitRun& run, plan::PlanDiff& diff) {
+  const std::string plan_json = unit + "/plan.json";
+  const bool had = before.find(plan_json) != nullptr;
+  const bool has = after.find(plan_json) != nullptr;
+  const bool changed = std::any_of(paths.begin(), paths.end(),
+                                   [&](const std::string& path) { return path != plan_json; });
+  if (had && has && !changed) return;
+  plan::Change change;
+  change.address = unit + "/" + run.kind + "/" + unit.substr(unit.rfind('/') + 1);
+  change.kind = run.kind;
+  change.file = unit + "/" + run.file;
+  change.action = !had ? plan::Action::Create : !has ? plan::Action::Delete : plan::Action::Replace;
+  if (change.action == plan::Action::Replace) change.reason = run.reason;
+  diff.changes.push_back(std::move(change));
+}
+
+}  // namespace mlenv::platforms

@@ -1,0 +1,28 @@
+#pragma once
+// Platforms whose env has no objects (a batch job, local processes) show what apply runs for it
+// as one change of its own; the rule for that change is the same everywhere, so it lives here.
+
+#include <string>
+#include <vector>
+
+#include "compiler/plan/change.h"
+#include "compiler/plan/plan_tree.h"
+
+namespace mlenv::platforms {
+
+/// What a unit's run looks like in the plan: its address `<unit>/<kind>/<env>` and the file it
+/// runs from (relative to the unit), and why a changed run is replaced.
+struct UnitRun {
+  std::string kind;    ///< the run's kind in its address ("LocalRun")
+  std::string file;    ///< the file the run starts from ("boot.json")
+  std::string reason;  ///< shown on a replace
+};
+
+/// Adds to `diff` the change of unit `unit`'s run: created with the env, deleted when it
+/// leaves, replaced when one of its files other than plan.json changed (`paths`: the unit's
+/// changed files); plan.json alone (input digests) changes nothing that runs.
+void diff_unit_run(const plan::PlanTree& before, const plan::PlanTree& after,
+                   const std::string& unit, const std::vector<std::string>& paths,
+                   const UnitRun& run, plan::PlanDiff& diff);
+
+}  // namespace mlenv::platforms
