@@ -10,9 +10,9 @@
 
 #include "compiler/apply/apply_session.h"
 #include "compiler/apply/destroy.h"
-#include "compiler/apply/steps.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/plan/git_repo.h"
+#include "platforms/kube/apply/steps.h"
 
 namespace mlenv::plan {
 

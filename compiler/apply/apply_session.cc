@@ -8,12 +8,12 @@
 #include "compiler/apply/destroy.h"
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
-#include "compiler/apply/step_runner.h"
 #include "compiler/base/file_system.h"
 #include "compiler/base/version.h"
 #include "compiler/diag/render.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/worktree.h"
+#include "platforms/kube/apply/step_runner.h"
 #include "platforms/provider.h"
 
 namespace mlenv::plan {

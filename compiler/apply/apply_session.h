@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/apply/steps.h"
 #include "compiler/diag/diagnostic.h"
+#include "platforms/kube/apply/steps.h"
 #include "platforms/target.h"
 
 namespace mlenv::plan {

@@ -5,8 +5,8 @@
 #include "compiler/apply/apply_driver.h"
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
-#include "compiler/apply/step_runner.h"
 #include "compiler/base/file_system.h"
+#include "platforms/kube/apply/step_runner.h"
 #include "platforms/provider.h"
 
 namespace mlenv::plan {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "compiler/apply/apply_session.h"
-#include "compiler/apply/steps.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/plan/git_repo.h"
+#include "platforms/kube/apply/steps.h"
 
 namespace mlenv::plan {
 

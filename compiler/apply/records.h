@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "compiler/apply/steps.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/plan/git_repo.h"
+#include "platforms/kube/apply/steps.h"
 
 namespace mlenv::plan {
 

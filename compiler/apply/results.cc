@@ -8,10 +8,10 @@
 
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
-#include "compiler/apply/steps.h"
 #include "compiler/diag/render.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/plan_json.h"
+#include "platforms/kube/apply/steps.h"
 #include "platforms/kube/kube_apply.h"
 #include "platforms/kube/replace_rules.h"
 #include "platforms/slurm/slurm_apply.h"

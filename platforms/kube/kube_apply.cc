@@ -6,8 +6,8 @@
 
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
-#include "compiler/apply/step_runner.h"
 #include "compiler/diag/render.h"
+#include "platforms/kube/apply/step_runner.h"
 
 namespace mlenv::plan {
 namespace fs = std::filesystem;

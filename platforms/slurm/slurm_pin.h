@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "compiler/apply/steps.h"
+#include "platforms/kube/apply/steps.h"
 
 namespace mlenv::plan {
 

@@ -10,8 +10,8 @@
 
 #include "compiler/apply/apply_session.h"
 #include "compiler/apply/runner.h"
-#include "compiler/apply/steps.h"
 #include "compiler/diag/diagnostic.h"
+#include "platforms/kube/apply/steps.h"
 
 namespace mlenv::plan {
 

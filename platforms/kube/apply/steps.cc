@@ -1,4 +1,4 @@
-#include "compiler/apply/steps.h"
+#include "platforms/kube/apply/steps.h"
 
 #include <algorithm>
 #include <map>

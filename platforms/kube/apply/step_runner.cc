@@ -1,4 +1,4 @@
-#include "compiler/apply/step_runner.h"
+#include "platforms/kube/apply/step_runner.h"
 
 #include <sys/random.h>
 
