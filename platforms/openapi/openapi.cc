@@ -6,7 +6,7 @@
 
 #include "compiler/base/pattern.h"
 #include "compiler/base/quantity.h"
-#include "platforms/openapi/admission.h"
+#include "platforms/kubernetes/admission.h"
 
 namespace mlenv::openapi {
 namespace {

@@ -33,7 +33,7 @@ class Validator {
   /// Whether some added document defines `apiVersion` + `kind`.
   bool knows(const std::string& api_version, const std::string& kind) const;
   /// Validates one object against its schema, then the admission webhooks' rules
-  /// (admission.h); an object of a kind no document defines yields one issue.
+  /// (platforms/kubernetes/admission.h); an object of a kind no document defines yields one issue.
   std::vector<Issue> validate(const YAML::Node& object) const;
   /// Validates every document of a YAML text (one object or a `---` stream).
   std::vector<Issue> validate_text(const std::string& yaml) const;

@@ -1,4 +1,4 @@
-#include "platforms/openapi/admission.h"
+#include "platforms/kubernetes/admission.h"
 
 #include <set>
 #include <string>
