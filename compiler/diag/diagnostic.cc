@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "platforms/kubernetes/codes_text.h"  // spliced into shared codes' texts
+
 namespace mlenv {
 
 const std::vector<CodeInfo>& all_codes() {
@@ -12,6 +14,9 @@ const std::vector<CodeInfo>& all_codes() {
 #include "compiler/diag/codes_front.def"
 #include "compiler/diag/codes_plan.def"
 #include "compiler/diag/codes_target.def"
+#include "platforms/kubernetes/codes.def"
+#include "platforms/openshift/codes.def"
+#include "platforms/slurm/codes.def"
 #undef MLENV_DIAG
   };
   return codes;
