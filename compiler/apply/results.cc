@@ -4,18 +4,12 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
-#include "compiler/apply/records.h"
-#include "compiler/apply/runner.h"
+#include "compiler/day2/day2_driver.h"
 #include "compiler/diag/render.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/plan_json.h"
-#include "platforms/kube/apply/steps.h"
-#include "platforms/kube/kube_apply.h"
-#include "platforms/kube/replace_rules.h"
-#include "platforms/slurm/slurm_apply.h"
-#include "platforms/slurm/slurm_jobs.h"
+#include "platforms/provider.h"
 
 namespace mlenv::plan {
 namespace {
@@ -194,80 +188,11 @@ void print_results(std::ostream& out, const RunResults& results) {
   out << "(GB/s bus bandwidth; a node pair such as 12-13 is the link between them)\n";
 }
 
-namespace {
-
-// Rank 0 is the pod of completion index 0 of the run's Indexed Job: the Job controller labels
-// each pod batch.kubernetes.io/job-completion-index, in a JobSet's child Job too.
-std::string rank0_selector(const PlanManifest& env) {
-  std::string kind = "Job";
-  std::string name = env.env;  // the target names the run's workload after the env
-  for (const PlanObject& object : env.objects) {
-    if (is_run_kind(object.kind)) {
-      kind = object.kind;
-      name = object.name;
-    }
-  }
-  return run_pods_selector(kind, name) + ",batch.kubernetes.io/job-completion-index=0";
-}
-
-// Where the result was looked for: the results.json text, or what was found instead.
-struct ResultsSource {
-  std::optional<std::string> json;
-  std::string note;  ///< when there is no result: the command or file tried and what it gave
-};
-
-// Rank 0's `MLENV_RESULTS` log line, through the plan's platform client. nullopt with E0703
-// when there is no client.
-std::optional<ResultsSource> pod_results(const ResultsRequest& request, const PlanManifest& env,
-                                         Diagnostics& diagnostics) {
-  std::string client = request.client;
-  if (client.empty()) client = platform_client(env.platform);
-  if (client.empty()) {
-    diagnostics.report(Code::E0703, {}, "neither `oc` nor `kubectl` is on PATH",
-                       "install the client, or pass --kubectl PATH");
-    return std::nullopt;
-  }
-  // With a selector, kubectl logs prints only the last 10 lines unless --tail says otherwise.
-  std::vector<std::string> argv = {
-      client, "logs", "-n", env.namespace_, "-l", rank0_selector(env), "--tail=-1"};
-  RunResult log = run_command(argv, "", request.timeout_seconds, true);
-  ResultsSource found;
-  if (!log.timed_out && log.status == 0) found.json = find_results_line(log.output);
-  found.note = "`" + shell_words({argv.begin() + 1, argv.end()}) + "` " +
-               (log.timed_out ? std::string("timed out")
-                : log.status  ? "exited with status " + std::to_string(log.status)
-                              : std::string("printed no MLENV_RESULTS line"));
-  return found;
-}
-
-// On Slurm rank 0 writes results.json beside the job's logs (`mlenv-boot --results`,
-// platforms/slurm/sbatch.cc), in the env directory its last apply submitted from, for the job
-// that apply recorded (`Slurm-Job:`).
-ResultsSource slurm_results(const PlanManifest& env) {
-  const std::string unit = env.cluster + "/" + env.env;
-  std::unique_ptr<Repository> repo = Repository::discover(std::filesystem::current_path().string());
-  std::optional<ObjectId> record = repo->ref_target(applied_refs(false) + unit);
-  const std::string message = record ? repo->commit_message(*record) : "";
-  const std::string job = trailer(message, kSlurmJobTrailer);
-  if (job.empty()) return {std::nullopt, "`" + unit + "` has no submitted Slurm job recorded"};
-  const std::string path = (std::filesystem::path(repo->workdir()) /
-                            trailer(message, kPlanDirTrailer) / slurm::results_file(env.env, job))
-                               .string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {std::nullopt, "Slurm job " + job + " has written no `" + path + "`"};
-  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!json.empty() && (json.back() == '\n' || json.back() == '\r')) json.pop_back();
-  return {json, ""};
-}
-
-}  // namespace
-
 int show_results(const ResultsRequest& request, std::ostream& out, Diagnostics& diagnostics) {
   std::optional<PlanManifest> env = find_env(request.env, diagnostics);
   if (!env) return 1;
-  std::optional<ResultsSource> found = env->platform == ir::Platform::slurm
-                                           ? std::optional(slurm_results(*env))
-                                           : pod_results(request, *env, diagnostics);
+  std::optional<ResultsSource> found =
+      platforms::provider(env->platform).day2().results(*env, request, diagnostics);
   if (!found) return 1;
   const std::string unit = env->cluster + "/" + env->env;
   if (!found->json) {

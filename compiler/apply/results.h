@@ -73,7 +73,14 @@ struct ResultsRequest {
   int timeout_seconds = 60;
 };
 
-/// Finds the env in the plans committed at HEAD, reads rank 0's log and prints the result.
+/// Where a provider's day-2 driver looked for a result (Day2Driver::results).
+struct ResultsSource {
+  std::optional<std::string> json;  ///< results.json's text, when rank 0 has written it
+  std::string note;  ///< when there is no result: the command or file tried and what it gave
+};
+
+/// Finds the env in the plans committed at HEAD, asks its provider's day-2 driver for rank 0's
+/// result and prints it.
 /// Returns 0 passed, kResultsFailedWithSuspects failed with suspects, 1 failed with no single
 /// suspect, an error, or refused (E0715 no such env, E0716 no result yet).
 int show_results(const ResultsRequest& request, std::ostream& out, Diagnostics& diagnostics);

@@ -3,11 +3,14 @@
 // (compiler/driver/cmd_*.cc) and commands.cc resolve the env and ask the driver of its
 // platform (platforms/provider.h); only the driver knows the platform's clients.
 
+#include <optional>
 #include <ostream>
 
+#include "compiler/apply/results.h"
 #include "compiler/day2/applied_env.h"
 #include "compiler/day2/commands.h"
 #include "compiler/diag/diagnostic.h"
+#include "compiler/plan/plan_json.h"
 
 namespace mlenv::plan::day2 {
 
@@ -36,6 +39,12 @@ class Day2Driver {
   /// `dev-session`: sync --watch while debugpy is forwarded (request.dir is a directory).
   virtual int dev_session(AppliedEnv env, const DevSessionRequest& request, std::ostream& out,
                           Diagnostics& diagnostics) const = 0;
+  /// `results`: rank 0's results.json of the last run of `env` (its plan.json committed at
+  /// HEAD), or where it was looked for; nullopt when it could not be looked for (diagnostics
+  /// reported).
+  virtual std::optional<ResultsSource> results(const PlanManifest& env,
+                                               const ResultsRequest& request,
+                                               Diagnostics& diagnostics) const = 0;
 };
 
 }  // namespace mlenv::plan::day2

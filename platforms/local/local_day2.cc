@@ -157,4 +157,14 @@ int LocalDay2Driver::dev_session(AppliedEnv env, const DevSessionRequest&, std::
                      diagnostics);
 }
 
+std::optional<ResultsSource> LocalDay2Driver::results(const PlanManifest& env,
+                                                      const ResultsRequest&,
+                                                      Diagnostics& diagnostics) const {
+  diagnostics.report(Code::E0755, {},
+                     "`mlenvc results` reads a pod's log, and `" + env.cluster + "/" + env.env +
+                         "` runs as processes of this machine (platform local)",
+                     "rank 0's log is run/rank-0.log in the env directory");
+  return std::nullopt;
+}
+
 }  // namespace mlenv::plan::day2

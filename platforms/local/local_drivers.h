@@ -42,6 +42,9 @@ class LocalDay2Driver : public Day2Driver {
            Diagnostics& diagnostics) const override;
   int dev_session(AppliedEnv env, const DevSessionRequest& request, std::ostream& out,
                   Diagnostics& diagnostics) const override;
+  /// E0755: `results` reads a pod's log; rank 0's log is `run/rank-0.log`.
+  std::optional<ResultsSource> results(const PlanManifest& env, const ResultsRequest& request,
+                                       Diagnostics& diagnostics) const override;
 };
 
 }  // namespace day2

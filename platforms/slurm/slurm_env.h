@@ -56,6 +56,9 @@ class SlurmDay2Driver : public Day2Driver {
   /// E0755, as sync.
   int dev_session(AppliedEnv env, const DevSessionRequest& request, std::ostream& out,
                   Diagnostics& diagnostics) const override;
+  /// The results.json rank 0 wrote beside the recorded job's logs.
+  std::optional<ResultsSource> results(const PlanManifest& env, const ResultsRequest& request,
+                                       Diagnostics& diagnostics) const override;
 };
 
 }  // namespace mlenv::plan::day2

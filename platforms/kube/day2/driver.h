@@ -21,6 +21,9 @@ class KubeDay2Driver : public Day2Driver {
            Diagnostics& diagnostics) const override;
   int dev_session(AppliedEnv env, const DevSessionRequest& request, std::ostream& out,
                   Diagnostics& diagnostics) const override;
+  /// Rank 0's pod log, through the platform's client.
+  std::optional<ResultsSource> results(const PlanManifest& env, const ResultsRequest& request,
+                                       Diagnostics& diagnostics) const override;
 };
 
 }  // namespace mlenv::plan::day2

@@ -1,0 +1,56 @@
+// `mlenvc results` of a pod platform's env: rank 0's `MLENV_RESULTS` log line (results.h).
+#include <string>
+#include <vector>
+
+#include "compiler/apply/runner.h"
+#include "platforms/kube/apply/steps.h"
+#include "platforms/kube/day2/driver.h"
+#include "platforms/kube/kube_apply.h"
+#include "platforms/kube/replace_rules.h"
+
+namespace mlenv::plan::day2 {
+namespace {
+
+// Rank 0 is the pod of completion index 0 of the run's Indexed Job: the Job controller labels
+// each pod batch.kubernetes.io/job-completion-index, also in the Job that a Kubernetes run
+// creates (run_pods_selector).
+std::string rank0_selector(const PlanManifest& env) {
+  std::string kind = "Job";
+  std::string name = env.env;  // the target names the run's workload after the env
+  for (const PlanObject& object : env.objects) {
+    if (is_run_kind(object.kind)) {
+      kind = object.kind;
+      name = object.name;
+    }
+  }
+  return run_pods_selector(kind, name) + ",batch.kubernetes.io/job-completion-index=0";
+}
+
+}  // namespace
+
+// Rank 0's `MLENV_RESULTS` log line, through the plan's platform client. nullopt with E0703
+// when there is no client.
+std::optional<ResultsSource> KubeDay2Driver::results(const PlanManifest& env,
+                                                     const ResultsRequest& request,
+                                                     Diagnostics& diagnostics) const {
+  std::string client = request.client;
+  if (client.empty()) client = platform_client(env.platform);
+  if (client.empty()) {
+    diagnostics.report(Code::E0703, {}, "neither `oc` nor `kubectl` is on PATH",
+                       "install the client, or pass --kubectl PATH");
+    return std::nullopt;
+  }
+  // With a selector, kubectl logs prints only the last 10 lines unless --tail says otherwise.
+  std::vector<std::string> argv = {
+      client, "logs", "-n", env.namespace_, "-l", rank0_selector(env), "--tail=-1"};
+  RunResult log = run_command(argv, "", request.timeout_seconds, true);
+  ResultsSource found;
+  if (!log.timed_out && log.status == 0) found.json = find_results_line(log.output);
+  found.note = "`" + shell_words({argv.begin() + 1, argv.end()}) + "` " +
+               (log.timed_out ? std::string("timed out")
+                : log.status  ? "exited with status " + std::to_string(log.status)
+                              : std::string("printed no MLENV_RESULTS line"));
+  return found;
+}
+
+}  // namespace mlenv::plan::day2
