@@ -75,16 +75,13 @@ Value pod_template(const EnvLayout& layout, const PodExtras& extras);
 Object statefulset(const EnvLayout& layout, const PodExtras& extras);
 /// The Indexed Job of a run: one pod per node that finishes, restarted only as a gang.
 Object job(const EnvLayout& layout, const PodExtras& extras);
-/// The replicated job of a run's JobSet: its pods are `<jobset>-node-0-<rank>`.
-inline constexpr const char* kJobSetReplicatedJob = "node";
-/// The JobSet of a run on Kubernetes (jobset.x-k8s.io/v1alpha2): one replicated Indexed Job of
-/// `nodes` pods with DNS hostnames, restarted as a gang `restarts` times; `labels` on the JobSet
-/// (Kueue's queue and priority go there).
-Object jobset(const EnvLayout& layout, const PodExtras& extras,
-              const std::map<std::string, std::string>& labels);
-/// Rank 0's DNS name in a run's JobSet.
-std::string jobset_rank0_host(const EnvLayout& layout);
-/// The pod template of a StatefulSet, Job or JobSet (its first replicated job), or nullptr.
+/// The spec of the Indexed Job whose pods are the run's nodes, for a Job of its own and for a
+/// Job a platform's run workload replicates (Kubernetes runs). `ttl` (seconds) is
+/// the Job's ttlSecondsAfterFinished (the replicating workload has its own).
+Value indexed_job_spec(const EnvLayout& layout, const PodExtras& extras, int backoff_limit,
+                       std::optional<std::int64_t> ttl);
+/// The pod template of a StatefulSet, a Job, or a workload of replicated Jobs (the first
+/// one's), or nullptr.
 const Value* pod_template_of(const Object& workload);
 /// The env's workload: a Job for a run, a StatefulSet for a dev env.
 Object workload(const EnvLayout& layout, const PodExtras& extras);

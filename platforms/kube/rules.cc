@@ -1,6 +1,7 @@
 #include "platforms/kube/rules.h"
 
 #include "platforms/kube/builders.h"
+#include "platforms/kubernetes/jobset.h"
 
 #include <set>
 #include <string>

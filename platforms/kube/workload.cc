@@ -270,11 +270,7 @@ Object statefulset(const EnvLayout& layout, const PodExtras& extras) {
   return o;
 }
 
-namespace {
-
-// The spec of the Indexed Job whose pods are the run's nodes, for a Job of its own and for the
-// one replicated job of a JobSet. `backoff_limit` counts failed pods (batch/v1 JobSpec).
-// `ttl` (seconds) is the Job's own ttlSecondsAfterFinished; a JobSet's is the JobSet's.
+// `backoff_limit` counts failed pods (batch/v1 JobSpec).
 Value indexed_job_spec(const EnvLayout& layout, const PodExtras& extras, int backoff_limit,
                        std::optional<std::int64_t> ttl) {
   const ir::Env& env = *layout.env;
@@ -316,8 +312,6 @@ Value indexed_job_spec(const EnvLayout& layout, const PodExtras& extras, int bac
   return spec;
 }
 
-}  // namespace
-
 Object job(const EnvLayout& layout, const PodExtras& extras) {
   const ir::Env& env = *layout.env;
   Object o = make_object("batch/v1", "Job", layout.workload, layout.namespace_name, layout.labels);
@@ -328,53 +322,12 @@ Object job(const EnvLayout& layout, const PodExtras& extras) {
   return o;
 }
 
-std::string jobset_rank0_host(const EnvLayout& layout) {
-  // `<jobset>-<replicated job>-<job index>-<pod index>.<subdomain>` (kubernetes-sigs/jobset,
-  // site/static/examples/simple/jobset-with-network.yaml), in the env's namespace.
-  return layout.workload + "-" + kJobSetReplicatedJob + "-0-0." + layout.headless_service + "." +
-         layout.namespace_name + ".svc";
-}
-
-Object jobset(const EnvLayout& layout, const PodExtras& extras,
-              const std::map<std::string, std::string>& labels) {
-  const ir::Env& env = *layout.env;
-  Object o = make_object("jobset.x-k8s.io/v1alpha2", "JobSet", layout.workload,
-                         layout.namespace_name, labels);
-  o.order = ApplyOrder::Workload;
-  Value& spec = o.body.set("spec", Value::map());
-  // Pods resolve as `<jobset>-node-0-<index>.<subdomain>`; the env's headless Service is the
-  // subdomain (the JobSet controller creates none when it exists), published before readiness.
-  Value& network = spec.set("network", Value::map());
-  network.set("enableDNSHostnames", true);
-  network.set("subdomain", layout.headless_service);
-  network.set("publishNotReadyAddresses", true);
-  // Any failed pod fails the Job (backoffLimit 0) and the JobSet restarts every node together,
-  // `restarts` times; mlenv-boot's config and transport errors (the Job's PodFailurePolicy)
-  // fail it at once.
-  Value& failure = spec.set("failurePolicy", Value::map());
-  failure.set("maxRestarts", env.restarts);
-  Value& rule = failure.set("rules", Value::seq()).push(Value::map());
-  // The JobSet webhook accepts only ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$ (no `-`;
-  // kubernetes-sigs/jobset pkg/webhooks/jobset_webhook.go, ruleNameFmt, since v0.6.0).
-  rule.set("name", "mlenv_boot_fatal");
-  rule.set("action", "FailJobSet");
-  rule.set("onJobFailureReasons", Value::strings({"PodFailurePolicy"}));
-  spec.set("successPolicy", Value::map()).set("operator", "All");
-  Value& replicated = spec.set("replicatedJobs", Value::seq()).push(Value::map());
-  replicated.set("name", kJobSetReplicatedJob);
-  replicated.set("replicas", 1);
-  replicated.set("template", Value::map())
-      .set("spec", indexed_job_spec(layout, extras, 0, std::nullopt));
-  if (env.ttl_seconds) spec.set("ttlSecondsAfterFinished", *env.ttl_seconds);
-  return o;
-}
-
 const Value* pod_template_of(const Object& workload) {
   const Value* spec = workload.body.find("spec");
   if (!spec) return nullptr;
-  if (workload.kind == "JobSet") {
-    const Value* jobs = spec->find("replicatedJobs");
-    if (!jobs || jobs->size() == 0) return nullptr;
+  // A workload of replicated Jobs (Kubernetes' runs): the first one's.
+  if (const Value* jobs = spec->find("replicatedJobs")) {
+    if (jobs->size() == 0) return nullptr;
     spec = value_at(jobs->items()[0], {"template", "spec"});
     if (!spec) return nullptr;
   }

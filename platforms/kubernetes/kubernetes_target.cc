@@ -9,6 +9,7 @@
 #include "platforms/kube/env_output.h"
 #include "platforms/kube/port_forward.h"
 #include "platforms/kube/rules.h"
+#include "platforms/kubernetes/jobset.h"
 
 namespace mlenv::target::kubernetes {
 namespace {

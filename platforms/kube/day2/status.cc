@@ -5,6 +5,7 @@
 #include "compiler/day2/commands.h"
 #include "compiler/diag/render.h"
 #include "platforms/kube/day2/driver.h"
+#include "platforms/openshift/day2/builds.h"
 #include "platforms/openshift/day2/routes.h"
 
 namespace mlenv::plan::day2 {
@@ -52,25 +53,6 @@ std::vector<Row> rank_rows(const Session& session, const std::vector<RankPod>& p
     }
   }
   return rows;
-}
-
-// The phase of the newest build of the env's BuildConfig, when it has one (its build action).
-void print_build(std::ostream& out, const Session& session) {
-  std::string build_config;
-  for (const PlanAction& action : session.env().plan.actions) {
-    if (action.action == "build") build_config = action.build_config;
-  }
-  if (build_config.empty()) return;
-  Diagnostics ignored;  // status shows what it can read
-  std::optional<std::string> json =
-      session.capture({"get", "builds", "-n", session.namespace_(), "-l",
-                       "openshift.io/build-config.name=" + build_config, "-o", "json"},
-                      ignored);
-  std::string error = "unreadable";
-  std::optional<BuildState> build = json ? parse_latest_build(*json, error) : std::nullopt;
-  out << "  build: "
-      << (build ? printable(build->name) + " " + printable(build->phase) : printable(error))
-      << '\n';
 }
 
 bool print_env(std::ostream& out, const Session& session, Diagnostics& diagnostics) {

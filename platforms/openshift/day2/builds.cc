@@ -1,0 +1,26 @@
+#include "platforms/openshift/day2/builds.h"
+
+#include "compiler/diag/render.h"
+#include "platforms/kube/day2/cluster_json.h"
+
+namespace mlenv::plan::day2 {
+
+void print_build(std::ostream& out, const Session& session) {
+  std::string build_config;
+  for (const PlanAction& action : session.env().plan.actions) {
+    if (action.action == "build") build_config = action.build_config;
+  }
+  if (build_config.empty()) return;
+  Diagnostics ignored;  // status shows what it can read
+  std::optional<std::string> json =
+      session.capture({"get", "builds", "-n", session.namespace_(), "-l",
+                       "openshift.io/build-config.name=" + build_config, "-o", "json"},
+                      ignored);
+  std::string error = "unreadable";
+  std::optional<BuildState> build = json ? parse_latest_build(*json, error) : std::nullopt;
+  out << "  build: "
+      << (build ? printable(build->name) + " " + printable(build->phase) : printable(error))
+      << '\n';
+}
+
+}  // namespace mlenv::plan::day2
