@@ -184,6 +184,7 @@ ir::Env Checker::lower(const Value& env, const DeclState& state) {
   }
   out.storage = out.cluster.storage;
   lower_storage(env.get("storage"), out.storage);
+  out.storage.own = env.get("storage") != nullptr;
   out.protect = int_at(&env, {"protect"}, 1) != 0;
   if (const Value* labels = env.get("labels")) {
     for (const Slot& s : labels->slots) out.labels[s.name] = s.value->text;

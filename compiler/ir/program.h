@@ -101,6 +101,9 @@ struct Storage {
   Quantity datasets;
   std::string workspace_claim;  ///< an existing claim mounted at /workspace, "" for a new one
   std::string datasets_claim;   ///< an existing claim mounted at /datasets, "" for a new one
+  /// The env's own `storage` block: its new claims are its own, named after it. Otherwise they
+  /// are its cluster's, named after the cluster and shared by the cluster's envs.
+  bool own = false;
 };
 
 struct Security {

@@ -19,7 +19,8 @@ void report_shared_conflict(const std::string& address, const std::string& names
       Code::E0413, env.cluster.range,
       "env `" + env.name + "` and env `" + first.name + "` emit different " + address +
           " in namespace `" + namespace_name + "`",
-      "clusters that share a namespace must agree on its attachments and ServiceAccount");
+      "clusters that share a namespace must agree on its attachments, ServiceAccount and "
+      "claims, and an env's own claims need a name no cluster's claims have");
   d.notes.push_back({"the other env's cluster", first.cluster.range});
 }
 

@@ -42,6 +42,8 @@ void add_storage(EnvText& t, const char* key, const ir::Storage& s) {
   t.add(key, s.datasets.text);
   t.add(key, s.workspace_claim);
   t.add(key, s.datasets_claim);
+  // Only when set: the digests of envs on their cluster's storage stay what they were.
+  if (s.own) t.add(key, "own");
 }
 
 void add_cluster(EnvText& t, const ir::Cluster& c) {

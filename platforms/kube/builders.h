@@ -32,8 +32,14 @@ struct PodExtras {
 Object service_account(const EnvLayout& layout,
                        const std::map<std::string, std::string>& annotations);
 
-/// The shared RWX claims (`rwx` storage mode); empty for `per_pod`.
-std::vector<Object> shared_claims(const EnvLayout& layout);
+/// The name of the RWX claim of `volume` (`workspace`, `datasets`): `<cluster>-<volume>` for
+/// the cluster's storage, which its envs share, `<env>-<volume>` for an env's own block.
+std::string rwx_claim_name(const ir::Env& env, const std::string& volume);
+/// The new RWX claims the env mounts (`rwx` storage mode); empty for `per_pod`. The cluster's
+/// are Object::shared by its envs in the namespace; an env's own block gives claims of its own.
+std::vector<Object> rwx_claims(const EnvLayout& layout);
+/// For `build` and `plan`: which claims the env shares with which envs, or has of its own.
+std::vector<Note> storage_notes(const EnvLayout& layout);
 /// The StatefulSet's volumeClaimTemplates (`per_pod` storage mode); empty for `rwx`.
 Value claim_templates(const EnvLayout& layout);
 

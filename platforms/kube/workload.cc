@@ -43,15 +43,15 @@ Value mount(const char* name, const char* path, bool read_only = false) {
   return m;
 }
 
-// The claim a volume mounts: an existing one, the env's shared RWX claim, or none (a per-pod
-// volumeClaimTemplate of the same name, which the StatefulSet controller adds).
+// The claim a volume mounts: an existing one, an RWX claim (its cluster's or its own), or none
+// (a per-pod volumeClaimTemplate of the same name, which the StatefulSet controller adds).
 std::string claim_of(const ir::Env& env, const std::string& volume) {
   const std::string& existing =
       volume == "workspace" ? env.storage.workspace_claim : env.storage.datasets_claim;
   if (!existing.empty()) return existing;
   const ir::Quantity& size = volume == "workspace" ? env.storage.workspace : env.storage.datasets;
   if (env.storage.mode == ir::StorageMode::rwx && !size.text.empty())
-    return env.name + "-" + volume;
+    return rwx_claim_name(env, volume);
   return "";
 }
 

@@ -106,6 +106,7 @@ std::vector<Note> cluster_notes(const EnvLayout& layout) {
 
 std::vector<Note> env_notes(const EnvLayout& layout) {
   std::vector<Note> notes = cluster_notes(layout);
+  for (Note& note : kube::storage_notes(layout)) notes.push_back(std::move(note));
   if (!layout.env->transport_note.empty()) {
     notes.push_back({layout.dir, layout.env->transport_note});
   }
@@ -179,7 +180,7 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
   std::vector<Object> objects;
   objects.push_back(kube::service_account(layout, {}));
   for (Object& o : kube::network_attachments(layout)) objects.push_back(std::move(o));
-  for (Object& o : kube::shared_claims(layout)) objects.push_back(std::move(o));
+  for (Object& o : kube::rwx_claims(layout)) objects.push_back(std::move(o));
   objects.push_back(kube::boot_config_map(layout, boot_json));
   objects.push_back(kube::headless_service(layout));
   objects.push_back(workload(layout, boot_json));
@@ -200,6 +201,10 @@ std::vector<std::string> KubernetesTarget::check(const ir::Program& program,
     EnvLayout layout = make_layout(env);
     check_env(layout, diagnostics);
     for (const Object& o : kube::network_attachments(layout)) {
+      shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
+    }
+    // An env's own claim named like its namespace's shared one (env `a` on cluster `a`).
+    for (const Object& o : kube::rwx_claims(layout)) {
       shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
     }
     for (Note& note : cluster_notes(layout)) notes.push_back(std::move(note));

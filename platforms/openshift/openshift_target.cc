@@ -32,7 +32,7 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
   }
   objects.push_back(kube::service_account(layout, account_annotations));
   append(objects, kube::network_attachments(layout));
-  append(objects, kube::shared_claims(layout));
+  append(objects, kube::rwx_claims(layout));
   objects.push_back(kube::boot_config_map(layout, boot_json));
   objects.push_back(image_stream(layout));
   objects.push_back(build_config(layout));
@@ -67,7 +67,7 @@ std::vector<std::string> OpenShiftTarget::check(const ir::Program& program,
                                                 Diagnostics& diagnostics) const {
   // The rules a program can break. check_rails and check_routes guard the target's own
   // objects (no program reaches them), so they run only where objects are built: render.
-  // Of the shared objects only attachments can disagree: ServiceAccounts are merged.
+  // Of the shared objects only attachments and claims can disagree: ServiceAccounts are merged.
   SharedObjects shared;
   for (const ir::Env& env : program.envs) {
     kube::check_pinned_image(env, diagnostics);
@@ -76,6 +76,10 @@ std::vector<std::string> OpenShiftTarget::check(const ir::Program& program,
     kube::check_names(layout, diagnostics);
     check_layout(layout, diagnostics);
     for (const Object& o : kube::network_attachments(layout)) {
+      shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
+    }
+    // An env's own claim named like its namespace's shared one (env `a` on cluster `a`).
+    for (const Object& o : kube::rwx_claims(layout)) {
       shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
     }
   }
@@ -115,7 +119,7 @@ PlanActions plan_actions(const EnvLayout& layout) {
 
 // Lines for people about what the env needs from the platform team.
 std::vector<Note> env_notes(const EnvLayout& layout) {
-  std::vector<Note> notes;
+  std::vector<Note> notes = kube::storage_notes(layout);
   // The transport decision of `network = auto`, made visible where the plan is reviewed.
   if (!layout.env->transport_note.empty()) {
     notes.push_back({layout.dir, layout.env->transport_note});

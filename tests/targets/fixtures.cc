@@ -122,6 +122,19 @@ ir::Env cairo_tcp_env() {
   return e;
 }
 
+std::vector<ir::Env> shared_storage_envs() {
+  std::vector<ir::Env> envs;
+  for (const char* name : {"train", "eval", "scratch"}) {
+    ir::Env e = cairo_tcp_env();
+    e.name = name;
+    e.image.name = name;
+    envs.push_back(std::move(e));
+  }
+  envs[2].storage.own = true;
+  envs[2].storage.workspace.text = "2Ti";
+  return envs;
+}
+
 ir::Env dev_env() {
   ir::Env e;
   e.name = "notebook";

@@ -19,6 +19,10 @@ ir::Env infiniband_env();
 /// A dev env on RoCE where the runtime grants unlimited memlock, on an existing claim.
 ir::Env memlock_env();
 
+/// Three runs of cluster `cairo` (namespace `nccl-test`, `rwx` storage): `train` and `eval` on
+/// the cluster's storage, `scratch` with a `storage` block of its own (a 2Ti workspace).
+std::vector<ir::Env> shared_storage_envs();
+
 /// A program holding `envs`, with one input file so plan.json has digests to show.
 ir::Program program_of(std::vector<ir::Env> envs, std::string source = "examples/test.mlenv");
 

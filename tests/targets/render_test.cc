@@ -250,7 +250,8 @@ TEST_CASE("envs of one namespace emit its shared objects byte for byte alike", "
   REQUIRE(plan);
   for (const YAML::Node& o : YAML::Load(plan->content)["objects"]) {
     std::string kind = o["kind"].as<std::string>();
-    bool shared = kind == "NetworkAttachmentDefinition" || kind == "ServiceAccount";
+    bool shared = kind == "NetworkAttachmentDefinition" || kind == "ServiceAccount" ||
+                  kind == "PersistentVolumeClaim";  // the cluster's `rwx` claims
     CHECK(o["shared"].as<bool>() == shared);
   }
 
@@ -450,12 +451,16 @@ TEST_CASE("notes are grouped: one line per note, naming the envs it concerns", "
   envs.back().name = "second";
   Diagnostics d;
   target::Output out = render(program_of(envs), d);
-  REQUIRE(out.notes.size() == 2);
+  REQUIRE(out.notes.size() == 3);
   // Both RDMA envs of barcelona need the same admin objects: said once.
-  CHECK(out.notes[1].rfind("the platform team applies barcelona/_admin/ once", 0) == 0);
+  CHECK(out.notes[2].rfind("the platform team applies barcelona/_admin/ once", 0) == 0);
   CHECK(out.notes[0] ==
         "cairo/run-00, cairo/run-01, cairo/run-02, cairo/run-03, cairo/run-04 and 7 more: "
         "network = auto: cluster `cairo` has no RDMA rails, using TCP");
+  CHECK(out.notes[1] ==
+        "cairo/run-00, cairo/run-01, cairo/run-02, cairo/run-03, cairo/run-04 and 7 more: "
+        "share the claims `cairo-workspace` and `cairo-datasets` of cluster `cairo` in "
+        "namespace `nccl-test` (ReadWriteMany); an env's own `storage` block gives it its own");
 }
 
 // Docker and buildah join a line ending in `\` with the next and end an instruction at any
