@@ -747,7 +747,10 @@ TEST_CASE("day2: a destroyed Slurm env's logs and results are still its job's fi
 }
 
 TEST_CASE("day2: a destroyed env's pod logs are gone with it (E0750)", "[day2]") {
-  Day2Fixture f;
+  Day2Fixture f("per_pod", false);
+  std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/podman");
+  make_kubernetes_run(f);
+  REQUIRE(f.apply() == 0);
   {
     ChangeDir in(f.dir.path());
     std::ostringstream out;
@@ -761,6 +764,7 @@ TEST_CASE("day2: a destroyed env's pod logs are gone with it (E0750)", "[day2]")
   CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) == 1);
   CHECK(f.err.find("error[E0750]: `barcelona/ml-dev-env` is not applied: it was destroyed") !=
         std::string::npos);
+  CHECK(f.commands().empty());  // no client asked for pods that are gone
 }
 
 TEST_CASE("day2: a Slurm env's logs are streamed, and only regular files are read", "[day2]") {
