@@ -42,7 +42,7 @@ class StepRunner {
   bool wait_job(const Step& step);
   bool wait_rollout(const Step& step);
   /// The message of a FailedCreate event saying admission (Pod Security) refused the pods of
-  /// the workload `kind` `name` in `namespace_` (a Job also matches its JobSet's child Jobs,
+  /// the workload `kind` `name` in `namespace_` (a Job also matches the child Jobs named
   /// `<name>-...`), or "" when there is none.
   std::string admission_refusal(const Step& step, const std::string& kind, const std::string& name,
                                 const std::string& namespace_);

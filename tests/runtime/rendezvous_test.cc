@@ -310,7 +310,7 @@ TEST_CASE("rendezvous: killing rank 0 stops the others within three heartbeats",
   }
 }
 
-TEST_CASE("rendezvous: a worker failing on one node stops every node; only it has its code",
+TEST_CASE("rendezvous: a worker failing on one node stops every node, and only it has its code",
           "[rendezvous]") {
   // The failing node exits with its worker's code, which a Job's pod failure policy counts
   // against `restarts`; the nodes it stopped exit 76 (peer lost), which the policy ignores, so
