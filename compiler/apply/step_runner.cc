@@ -331,9 +331,11 @@ bool StepRunner::wait_rollout(const Step& step) {
   if (request_.dry_run) return true;
   // `rollout status` watches until the pods are ready and knows nothing of pods that admission
   // refused, so it runs in rounds of `poll_ms` (at least a second), ended by the runner; between
-  // rounds the StatefulSet's FailedCreate events are read. Its own output is kept until the end,
+  // rounds the workload's FailedCreate events are read. Its own output is kept until the end,
   // so the rounds do not repeat it.
-  const std::string name = step.args[2].substr(step.args[2].find('/') + 1);
+  const std::size_t slash = step.subject.find('/');
+  const std::string kind = step.subject.substr(0, slash);  // `StatefulSet/<name>`
+  const std::string name = step.subject.substr(slash + 1);
   const std::string& namespace_ = step.args[4];
   const int round = std::max(1, request_.poll_ms / 1000);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_);
@@ -349,8 +351,7 @@ bool StepRunner::wait_rollout(const Step& step) {
       report_failure(step.args, result);
       return false;
     }
-    if (std::string refused = admission_refusal(step, "StatefulSet", name, namespace_);
-        !refused.empty()) {
+    if (std::string refused = admission_refusal(step, kind, name, namespace_); !refused.empty()) {
       report_refusal(step, namespace_, refused);
       return false;
     }
