@@ -253,8 +253,12 @@ class Supervisor {
     if (stopping_) return;
     ControlEvent event = link_.service();
     if (event.kind == ControlEvent::kAbort) {
+      // Another node failed, or was taken away: only the node whose own command failed exits
+      // with its code, so a run's failure counts once against `restarts` however the news
+      // reached the others (a report, or a connection that dropped first); the others exit
+      // kExitPeerLost, which the pod failure policy ignores (platforms/kube/workload.cc).
       log_error(event.why);
-      begin_stop(event.code, event.why, false);
+      begin_stop(kExitPeerLost, event.why, false);
     } else if (event.kind == ControlEvent::kFinish) {
       log_info("every node finished");
       stopping_ = true;

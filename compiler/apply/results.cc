@@ -152,9 +152,18 @@ std::optional<RunResults> parse_results(const std::string& json, std::string& er
 }
 
 void print_results(std::ostream& out, const RunResults& results) {
-  out << printable(results.job) << ": " << results.world_size << " GPUs on " << results.nnodes
-      << " nodes, " << printable(results.transport) << ", NCCL " << printable(results.nccl_version)
-      << '\n';
+  out << printable(results.job) << ": ";
+  // world_size is the GPUs the self-test was to use; with no row it measured none (it could not
+  // start: no GPU, no NCCL), so the header says that rather than a GPU count no test saw.
+  if (results.rows.empty()) {
+    out << "no GPU measured on " << results.nnodes << (results.nnodes == 1 ? " node" : " nodes")
+        << ": the NCCL self-test did not run";
+  } else {
+    out << results.world_size << " GPUs on " << results.nnodes << " nodes";
+  }
+  if (!results.transport.empty()) out << ", " << printable(results.transport);
+  if (!results.nccl_version.empty()) out << ", NCCL " << printable(results.nccl_version);
+  out << '\n';
   out << padded("size", 10) << padded("time (us)", 14) << padded("algbw (GB/s)", 14)
       << padded("busbw (GB/s)", 14) << '\n';
   for (const ResultRow& row : results.rows) {
@@ -191,6 +200,15 @@ void print_results(std::ostream& out, const RunResults& results) {
 int show_results(const ResultsRequest& request, std::ostream& out, Diagnostics& diagnostics) {
   std::optional<PlanManifest> env = find_env(request.env, diagnostics);
   if (!env) return 1;
+  if (env->env_kind != "acceptance") {
+    // Only an acceptance run's rank 0 writes a result (mlenv-boot --nccl-check); any other
+    // env would be "no result yet" for ever.
+    diagnostics.report(Code::E0716, {},
+                       "`" + env->cluster + "/" + env->env + "` is a " + env->env_kind +
+                           " env, not an acceptance run: it has no result",
+                       "read its output with `mlenvc logs " + env->env + "`");
+    return 1;
+  }
   std::optional<ResultsSource> found =
       platforms::provider(env->platform).day2().results(*env, request, diagnostics);
   if (!found) return 1;

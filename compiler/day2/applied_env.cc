@@ -38,15 +38,26 @@ std::set<std::string> known_units(const Repository& repo) {
 }
 
 // The record of `unit`, or nullopt when there is none (or it holds no plan: a destroyed env).
+// With `destroyed_too`, a destroy's record (no plan) stands for its parent, the apply record
+// it followed (compiler/apply/records.cc record_destroyed).
 std::optional<AppliedEnv> load_record(const Repository& repo, const std::string& unit,
-                                      Diagnostics& diagnostics) {
+                                      Diagnostics& diagnostics, bool destroyed_too = false) {
   std::optional<ObjectId> record = repo.ref_target(std::string(kAppliedRefs) + unit);
   if (!record) return std::nullopt;
   PlanTree files = repo.plan_tree(repo.commit_tree(*record));
   std::optional<std::string> text = files.read("plan.json");
+  bool destroyed = false;
+  if (!text && destroyed_too) {
+    record = repo.first_parent(*record);
+    if (!record) return std::nullopt;
+    files = repo.plan_tree(repo.commit_tree(*record));
+    text = files.read("plan.json");
+    destroyed = true;
+  }
   if (!text) return std::nullopt;
   AppliedEnv env;
   env.unit = unit;
+  env.destroyed = destroyed;
   std::string error;
   std::optional<PlanManifest> plan = parse_plan_json(*text, error);
   if (!plan) {
@@ -75,7 +86,8 @@ std::unique_ptr<Repository> open_repository(Diagnostics& diagnostics) {
 
 }  // namespace
 
-std::optional<AppliedEnv> resolve_env(const std::string& name, Diagnostics& diagnostics) {
+std::optional<AppliedEnv> resolve_env(const std::string& name, Diagnostics& diagnostics,
+                                      bool destroyed_too) {
   std::unique_ptr<Repository> repo = open_repository(diagnostics);
   if (!repo) return std::nullopt;
   std::vector<std::string> matches;
@@ -91,7 +103,7 @@ std::optional<AppliedEnv> resolve_env(const std::string& name, Diagnostics& diag
     for (const std::string& unit : matches) d.notes.push_back({"`" + unit + "`", {}});
     return std::nullopt;
   }
-  std::optional<AppliedEnv> env = load_record(*repo, matches[0], diagnostics);
+  std::optional<AppliedEnv> env = load_record(*repo, matches[0], diagnostics, destroyed_too);
   if (!env && !diagnostics.has_errors()) {
     diagnostics.report(Code::E0750, {}, "`" + matches[0] + "` is not applied",
                        "apply it first: `mlenvc apply`");

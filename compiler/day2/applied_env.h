@@ -30,12 +30,17 @@ struct AppliedEnv {
   /// The apply record's commit message, whose trailers a day-2 driver may read (what its
   /// apply driver recorded there).
   std::string record_message;
+  /// The env was destroyed since: this is the apply record before the destroy's (resolve_env
+  /// with `destroyed_too`), so only what outlives the env (a Slurm job's log files) is there.
+  bool destroyed = false;
 };
 
 /// The env `name` names, as last applied, from the repository holding the current directory.
 /// E0715 when no committed plan or record has it (or several clusters do), E0750 when it has
-/// no apply record.
-std::optional<AppliedEnv> resolve_env(const std::string& name, Diagnostics& diagnostics);
+/// no apply record. With `destroyed_too`, a destroyed env is the record its destroy followed
+/// (AppliedEnv::destroyed).
+std::optional<AppliedEnv> resolve_env(const std::string& name, Diagnostics& diagnostics,
+                                      bool destroyed_too = false);
 
 /// Every env with an apply record, by unit.
 std::optional<std::vector<AppliedEnv>> applied_envs(Diagnostics& diagnostics);

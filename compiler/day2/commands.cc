@@ -46,9 +46,15 @@ int show_status(const EnvRequest& target, std::ostream& out, Diagnostics& diagno
 }
 
 int show_logs(const LogsRequest& request, std::ostream& out, Diagnostics& diagnostics) {
-  std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics);
+  std::optional<AppliedEnv> env = resolve_env(request.target.env, diagnostics, true);
   if (!env) return 1;
-  return driver_of(*env).logs(std::move(*env), request, out, diagnostics);
+  const Day2Driver& driver = driver_of(*env);
+  if (env->destroyed && !driver.logs_outlive_env()) {
+    diagnostics.report(Code::E0750, {}, "`" + env->unit + "` is not applied: it was destroyed",
+                       "its logs went with it; apply it again: `mlenvc apply`");
+    return 1;
+  }
+  return driver.logs(std::move(*env), request, out, diagnostics);
 }
 
 int open_shell(const ShellRequest& request, Diagnostics& diagnostics) {

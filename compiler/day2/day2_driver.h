@@ -21,6 +21,9 @@ class Day2Driver {
   /// not be read (diagnostics reported).
   virtual bool status(AppliedEnv env, const EnvRequest& request, std::ostream& out,
                       Diagnostics& diagnostics) const = 0;
+  /// Whether `logs` reads what outlives the env (files on disk), so that it serves a destroyed
+  /// env too (AppliedEnv::destroyed); pods' logs go with the pods.
+  virtual bool logs_outlive_env() const { return false; }
   /// `logs`: each rank's log, every line prefixed `[rank] `. Returns the exit status.
   virtual int logs(AppliedEnv env, const LogsRequest& request, std::ostream& out,
                    Diagnostics& diagnostics) const = 0;

@@ -155,6 +155,14 @@ std::string Repository::commit_message(const ObjectId& commit) const {
   return text == nullptr ? std::string() : std::string(text);
 }
 
+std::optional<ObjectId> Repository::first_parent(const ObjectId& commit) const {
+  CommitPtr object;
+  git_oid oid = to_oid(commit);
+  check(git_commit_lookup(&object.ptr, repo_, &oid), "reading a commit");
+  if (git_commit_parentcount(object.ptr) == 0) return std::nullopt;
+  return from_oid(*git_commit_parent_id(object.ptr, 0));
+}
+
 std::optional<ObjectId> Repository::subtree(const ObjectId& tree, const std::string& path) const {
   if (path.empty()) return tree;
   TreePtr root;

@@ -71,6 +71,8 @@ class Repository {
   ObjectId commit_tree(const ObjectId& commit) const;
   /// The message of a commit.
   std::string commit_message(const ObjectId& commit) const;
+  /// The first parent of a commit, or nullopt for a root commit.
+  std::optional<ObjectId> first_parent(const ObjectId& commit) const;
   /// The tree at `path` inside `tree` ("" is `tree` itself), or nullopt if absent.
   std::optional<ObjectId> subtree(const ObjectId& tree, const std::string& path) const;
   /// The blob at `path` inside `tree`, or nullopt if there is none.

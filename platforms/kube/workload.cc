@@ -293,11 +293,11 @@ Value indexed_job_spec(const EnvLayout& layout, const PodExtras& extras, int bac
   values.push(kBootTransportError);
   values.push(kBootConfigError);
   // Evictions and preemptions are the cluster's doing: they do not use up the run's restarts.
-  // The disrupted pod carries DisruptionTarget; the nodes it leaves behind exit kBootPeerLost
-  // (the evicted mlenv-boot tells them so on SIGTERM, runtime/supervisor.cc), and without this
-  // rule their exits would count (batch/v1 podFailurePolicy: rules match in order, Ignore
-  // neither counts towards backoffLimit nor fails the Job). A node whose own command fails
-  // tells the others its code, which counts.
+  // The disrupted pod carries DisruptionTarget; every node stopped by another node's failure
+  // or loss exits kBootPeerLost (runtime/supervisor.cc), whether it heard of it as a report or
+  // as a dropped connection. Both are Ignore (batch/v1 podFailurePolicy: rules match in order;
+  // Ignore neither counts towards backoffLimit nor fails the Job), so only the node whose own
+  // command failed counts: one gang failure is one counted pod.
   Value& lost = rules.push(Value::map());
   lost.set("action", "Ignore");
   Value& lost_codes = lost.set("onExitCodes", Value::map());
@@ -316,9 +316,9 @@ Object job(const EnvLayout& layout, const PodExtras& extras) {
   const ir::Env& env = *layout.env;
   Object o = make_object("batch/v1", "Job", layout.workload, layout.namespace_name, layout.labels);
   o.order = ApplyOrder::Workload;
-  // A failed node makes mlenv-boot end every node, so one gang failure is `nodes` pod
-  // failures: `restarts` gang restarts are that many failures each.
-  o.body.set("spec", indexed_job_spec(layout, extras, env.restarts * env.nodes, env.ttl_seconds));
+  // A failed node makes mlenv-boot end every node, but only the failed node's pod counts (the
+  // others exit kBootPeerLost, ignored): `restarts` gang restarts are `restarts` failed pods.
+  o.body.set("spec", indexed_job_spec(layout, extras, env.restarts, env.ttl_seconds));
   return o;
 }
 

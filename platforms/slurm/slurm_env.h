@@ -41,6 +41,8 @@ class SlurmDay2Driver : public Day2Driver {
  public:
   bool status(AppliedEnv env, const EnvRequest& request, std::ostream& out,
               Diagnostics& diagnostics) const override;
+  /// The job's log files stay in the env directory after `destroy`.
+  bool logs_outlive_env() const override { return true; }
   int logs(AppliedEnv env, const LogsRequest& request, std::ostream& out,
            Diagnostics& diagnostics) const override;
   int shell(AppliedEnv env, const ShellRequest& request, Diagnostics& diagnostics) const override;

@@ -137,9 +137,10 @@ int show_slurm_logs(const AppliedEnv& env, const LogsRequest& request, std::ostr
   }
   if (!any) {
     diagnostics.report(Code::E0752, {},
-                       "Slurm job " + job_id(env) + " of `" + env.unit +
-                           "` has written no log yet: no `" + files[0].path + "`",
-                       "see `mlenvc status " + env.unit + "`");
+                       "Slurm job " + job_id(env) + " of `" + env.unit + "` has written no log" +
+                           (env.destroyed ? "" : " yet") + ": no `" + files[0].path + "`",
+                       env.destroyed ? "the env was destroyed before its job wrote one"
+                                     : "see `mlenvc status " + env.unit + "`");
     return 1;
   }
   print_by_rank(files, request.rank, out);

@@ -18,7 +18,13 @@ std::optional<ResultsSource> SlurmDay2Driver::results(const PlanManifest& env,
   const std::string unit = env.cluster + "/" + env.env;
   std::unique_ptr<Repository> repo = Repository::discover(std::filesystem::current_path().string());
   std::optional<ObjectId> record = repo->ref_target(applied_refs(false) + unit);
-  const std::string message = record ? repo->commit_message(*record) : "";
+  std::string message = record ? repo->commit_message(*record) : "";
+  // A destroy's record names no job: the apply record it followed does, and the job's files
+  // stay on disk (compiler/apply/records.cc record_destroyed).
+  if (record && trailer(message, kSlurmJobTrailer).empty()) {
+    if (std::optional<ObjectId> applied = repo->first_parent(*record))
+      message = repo->commit_message(*applied);
+  }
   const std::string job = trailer(message, kSlurmJobTrailer);
   if (job.empty())
     return ResultsSource{std::nullopt, "`" + unit + "` has no submitted Slurm job recorded"};

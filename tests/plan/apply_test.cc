@@ -606,6 +606,70 @@ TEST_CASE("apply --wait stops when Pod Security refuses the run's pods, and says
               "reason=FailedCreate,involvedObject.kind=Job") == 1);
 }
 
+TEST_CASE("apply stops a StatefulSet's rollout when Pod Security refuses its pods", "[apply]") {
+  // The StatefulSet controller records a refused pod as a FailedCreate event on the StatefulSet,
+  // `create Pod <pod> in StatefulSet <set> failed error: ...` (kubernetes
+  // pkg/controller/statefulset/stateful_pod_control.go, recordPodEvent), and Pod Security's
+  // error says `violates PodSecurity "<level>:<version>"` (k8s.io/pod-security-admission).
+  // `rollout status` would wait for ready pods until --timeout; apply ends it after a round and
+  // reads the events. An event of another StatefulSet whose name starts alike is not this one's.
+  ApplyFixture f;
+  setenv("MLENV_FAKE_SLEEP", "30", 1);  // `rollout status` never ends by itself
+  write_file(
+      f.dir.path() + "/.events",
+      "ml-dev-env-old\tcreate Pod ml-dev-env-old-0 in StatefulSet ml-dev-env-old failed "
+      "error: violates PodSecurity \"restricted:latest\"\nml-dev-env\tcreate Pod "
+      "ml-dev-env-0 in StatefulSet ml-dev-env failed error: pods \"ml-dev-env-0\" is "
+      "forbidden: violates PodSecurity \"baseline:latest\": non-default capabilities "
+      "(container \"main\" must not include \"IPC_LOCK\" in securityContext.capabilities.add)\n");
+  f.reply({"get events|0|@" + f.dir.path() + "/.events"}, true);
+  ApplyRequest request;
+  request.poll_ms = 1000;
+  auto start = std::chrono::steady_clock::now();
+  CHECK(f.apply(request) == 1);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+  CHECK(f.err.find("error[E0713]: `barcelona/ml-dev-env/StatefulSet/ml-dev-env` cannot start: "
+                   "its pods are refused: create Pod ml-dev-env-0 in StatefulSet ml-dev-env "
+                   "failed error: pods \"ml-dev-env-0\" is forbidden: violates PodSecurity "
+                   "\"baseline:latest\"") != std::string::npos);
+  CHECK(f.err.find("kubectl label namespace nccl-test "
+                   "pod-security.kubernetes.io/enforce=privileged") != std::string::npos);
+  std::vector<std::string> commands = f.commands();
+  CHECK(count(commands, "oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=30m") ==
+        1);
+  CHECK(count(commands,
+              "oc get events -n nccl-test --field-selector "
+              "reason=FailedCreate,involvedObject.kind=StatefulSet") == 1);
+  // Nothing after the StatefulSet: its Route is not applied.
+  CHECK(commands.back().starts_with("oc get events"));
+  CHECK(applied_json(read_file(f.log), "Route").empty());
+  // Like a failed rollout: nothing is recorded, the next apply waits again.
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+}
+
+TEST_CASE("a rollout whose pods are not refused waits in rounds until --timeout", "[apply]") {
+  // Another FailedCreate (a quota) is no refusal by Pod Security: apply keeps waiting, one
+  // round of `rollout status` after another, and gives up at --timeout as before (E0707).
+  ApplyFixture f;
+  setenv("MLENV_FAKE_SLEEP", "30", 1);
+  f.reply({"get events|0|ml-dev-env\tcreate Pod ml-dev-env-0 in StatefulSet ml-dev-env failed "
+           "error: exceeded quota"},
+          true);
+  ApplyRequest request;
+  request.poll_ms = 1000;
+  request.steps.timeout = "3s";
+  auto start = std::chrono::steady_clock::now();
+  CHECK(f.apply(request) == 1);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(8));
+  CHECK(f.err.find("error[E0707]: `rollout status statefulset/ml-dev-env -n nccl-test "
+                   "--timeout=3s` did not finish within 3s") != std::string::npos);
+  CHECK(f.err.find("E0713") == std::string::npos);
+  std::vector<std::string> commands = f.commands();
+  CHECK(count(commands, "oc rollout status statefulset/ml-dev-env") >= 2);
+  CHECK(count(commands, "oc get events") >= 1);
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+}
+
 TEST_CASE("a failed JobSet's E0713 names its pods by the JobSet's label", "[apply]") {
   ApplyFixture f;
   std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/podman");

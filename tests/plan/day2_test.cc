@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "compiler/apply/destroy.h"
 #include "compiler/apply/results.h"
 #include "compiler/day2/commands.h"
 #include "compiler/day2/line_stream.h"
@@ -703,6 +704,69 @@ TEST_CASE("day2: a Slurm env's logs are its job's files, each line under its ran
   CHECK(f.err.find("error[E0751]: `lab/ranks` has no rank 2") != std::string::npos);
 }
 
+TEST_CASE("day2: a destroyed Slurm env's logs and results are still its job's files", "[day2]") {
+  // `destroy` cancels the job and records the env destroyed (a record with no plan whose parent
+  // is the last apply's, compiler/apply/records.cc); the job's files stay in the env directory.
+  SlurmDay2Fixture f;
+  f.env.env_kind = "acceptance";
+  f.commit_plan();
+  const std::string logs = f.dir.path() + "/plans/lab/ranks/logs/";
+  write_file(logs + "ranks-42.out", "0: trained\n1: trained\n");
+  write_file(logs + "ranks-42.results.json",
+             "{\"format_version\": 1, \"job\": \"lab/ranks\", \"status\": \"passed\", "
+             "\"nnodes\": 2, \"world_size\": 2, \"rows\": [{\"bytes\": 8}]}\n");
+  {
+    ChangeDir in(f.dir.path());
+    std::ostringstream out;
+    Diagnostics d;
+    DestroyRequest destroy;
+    destroy.env = "ranks";
+    REQUIRE(destroy_env(destroy, out, d) == 0);
+  }
+  CHECK(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"ranks", "", 60}, out, d);
+  }) == 1);
+  CHECK(f.err.find("error[E0750]: `lab/ranks` is not applied") != std::string::npos);
+  LogsRequest request;
+  request.target = {"ranks", "", 60};
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) ==
+          0);
+  CHECK(f.out == "[0] trained\n[1] trained\n");
+  ResultsRequest results;
+  results.env = "ranks";
+  REQUIRE(f.day2([&](std::ostream& out, Diagnostics& d) {
+    return show_results(results, out, d);
+  }) == 0);
+  CHECK(f.out.find("PASSED") != std::string::npos);
+  // Its files gone too: the logs say the env was destroyed before its job wrote one.
+  std::filesystem::remove(logs + "ranks-42.out");
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) == 1);
+  CHECK(f.err.find("error[E0752]: Slurm job 42 of `lab/ranks` has written no log: no `") !=
+        std::string::npos);
+  CHECK(f.err.find("the env was destroyed before its job wrote one") != std::string::npos);
+}
+
+TEST_CASE("day2: a destroyed env's pod logs are gone with it (E0750)", "[day2]") {
+  Day2Fixture f("per_pod", false);
+  std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/podman");
+  make_kubernetes_run(f);
+  REQUIRE(f.apply() == 0);
+  {
+    ChangeDir in(f.dir.path());
+    std::ostringstream out;
+    Diagnostics d;
+    DestroyRequest destroy;
+    destroy.env = "ml-dev-env";
+    REQUIRE(destroy_env(destroy, out, d) == 0);
+  }
+  LogsRequest request;
+  request.target = {"ml-dev-env", "", 60};
+  CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return show_logs(request, out, d); }) == 1);
+  CHECK(f.err.find("error[E0750]: `barcelona/ml-dev-env` is not applied: it was destroyed") !=
+        std::string::npos);
+  CHECK(f.commands().empty());  // no client asked for pods that are gone
+}
+
 TEST_CASE("day2: a Slurm env's logs are streamed, and only regular files are read", "[day2]") {
   SlurmDay2Fixture f;
   const std::string logs = f.dir.path() + "/plans/lab/ranks/logs/";
@@ -745,6 +809,8 @@ TEST_CASE("day2: a Slurm env's shell is a step of its running job on the rank's 
 
 TEST_CASE("day2: a Slurm env's results are rank 0's results.json beside the job's logs", "[day2]") {
   SlurmDay2Fixture f;
+  f.env.env_kind = "acceptance";
+  f.commit_plan();
   ResultsRequest request;
   request.env = "ranks";
   CHECK(f.day2([&](std::ostream& out, Diagnostics& d) { return show_results(request, out, d); }) ==

@@ -19,8 +19,11 @@ const std::string kPassed =
     R"( "time_us": 10.1, "algbw_gbps": 0.0, "busbw_gbps": 0.0, "wrong": 0},)"
     R"( {"bytes": 8589934592, "time_us": 150000, "algbw_gbps": 57.3, "busbw_gbps": 100.2}]})";
 
-// Makes the stand-in print `log` for `kubectl logs`.
+// Makes the env an acceptance run (the only kind whose rank 0 writes a result) and the
+// stand-in print `log` for `kubectl logs`.
 void pod_log(ApplyFixture& f, const std::string& log) {
+  f.env.env_kind = "acceptance";
+  f.commit_plan();
   write_file(f.dir.path() + "/.pod-log", log);
   f.reply({"logs|0|@" + f.dir.path() + "/.pod-log"}, true);
 }
@@ -147,6 +150,39 @@ TEST_CASE("results says clearly when there is no result yet, or no such env", "[
   CHECK(results(f, "trainer", out, err) == 1);
   CHECK(err.find("error[E0715]: no committed plan has env `trainer`") != std::string::npos);
   CHECK(f.commands().empty());
+}
+
+TEST_CASE("results of an env that is not an acceptance run says so at once", "[results]") {
+  // Only an acceptance run's rank 0 runs the NCCL self-test and writes a result (mlenv-boot
+  // --nccl-check); a run or a dev env never will, so "no result yet" would never change.
+  ApplyFixture f;
+  make_kubernetes_run(f);
+  std::string out, err;
+  CHECK(results(f, "ml-dev-env", out, err) == 1);
+  CHECK(out.empty());
+  CHECK(err.find("error[E0716]: `barcelona/ml-dev-env` is a run env, not an acceptance run: it "
+                 "has no result") != std::string::npos);
+  CHECK(err.find("read its output with `mlenvc logs ml-dev-env`") != std::string::npos);
+  CHECK(f.commands().empty());
+}
+
+TEST_CASE("a result whose self-test never ran claims no GPU", "[results]") {
+  // mlenv-boot's `error` document before the sweep (runtime/boot.cc fail_before_self_test):
+  // world_size is what the test was to use, and no row was measured.
+  std::string error;
+  std::optional<RunResults> parsed = parse_results(
+      R"({"format_version": 2, "job": "lab/accept", "status": "error", "error": "--nccl-check:)"
+      R"( built without NCCL", "world_size": 2, "nnodes": 2, "transport": "tcp",)"
+      R"( "nccl_version": "", "rows": []})",
+      error);
+  REQUIRE(parsed);
+  std::ostringstream out;
+  print_results(out, *parsed);
+  CHECK(out.str().starts_with(
+      "lab/accept: no GPU measured on 2 nodes: the NCCL self-test did not run, tcp\n"));
+  CHECK(out.str().find("GPUs") == std::string::npos);
+  CHECK(out.str().find("NCCL \n") == std::string::npos);
+  CHECK(out.str().ends_with("ERROR: --nccl-check: built without NCCL\n"));
 }
 
 TEST_CASE("the last MLENV_RESULTS line of a log is the result", "[results]") {

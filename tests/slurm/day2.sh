@@ -2,9 +2,10 @@
 # Run by cluster.sh: the day-2 life of Slurm envs on the test cluster, through mlenvc.
 #   apply submits every env; status shows a running job's state and each rank's node; logs shows
 #   both ranks' lines with their rank; shell opens a shell on rank 1's node inside the job; sync
-#   is E0755; results reads rank 0's results.json; an unchanged apply keeps the job; a changed
-#   env's apply cancels the old job before submitting the new one; an env removed from the plan
-#   and `mlenvc destroy` cancel the recorded job.
+#   is E0755; results reads rank 0's results.json (claiming no GPU the self-test never
+#   measured) and says a run that is no acceptance run has none; an unchanged apply keeps the
+#   job; a changed env's apply cancels the old job before submitting the new one; an env removed
+#   from the plan and `mlenvc destroy` cancel the recorded job, whose logs stay readable.
 # Slurm behaviour relied on (Slurm 22.05 man pages, https://slurm.schedmd.com/):
 #   squeue(1) `-t all` lists jobs in every state, finished ones too until slurmctld forgets
 #     them after MinJobAge (300 s in cluster.sh); `%T` is the state, `%N` the node list;
@@ -100,8 +101,18 @@ status=0
 "$mlenvc" results accept >results.out 2>&1 || status=$?
 cat results.out
 [ "$status" = 1 ] || fail "results exited $status"
-grep -q '^testlab/accept: ' results.out || fail "results shows no table"
+grep -q '^testlab/accept: no GPU measured on 2 nodes: the NCCL self-test did not run' results.out ||
+  fail "results claims GPUs the self-test never measured"
+grep -q 'GPUs' results.out && fail "results names a GPU count"
 grep -q '^ERROR: --nccl-check: ' results.out || fail "results shows no error"
+# A run that is no acceptance run has no result, and results says so rather than "not yet".
+status=0
+"$mlenvc" results sleeper >results.out 2>&1 || status=$?
+cat results.out
+[ "$status" = 1 ] || fail "results of a run exited $status"
+grep -q 'error\[E0716\]: `testlab/sleeper` is a run env, not an acceptance run: it has no result' results.out ||
+  fail "results of a run does not say it is no acceptance run"
+grep -q 'mlenvc logs sleeper' results.out || fail "results of a run does not point to logs"
 
 # An unchanged apply keeps the running job.
 "$mlenvc" apply >apply.out 2>&1 || { cat apply.out; fail "unchanged apply"; }
@@ -153,4 +164,8 @@ wait_state "$replaced" CANCELLED
 status=0
 "$mlenvc" status sleeper >status.out 2>&1 || status=$?
 grep -q 'E0750' status.out || { cat status.out; fail "a destroyed env still has a status"; }
-echo "status, logs (-f), shell, results, unchanged and replaced applies, removal and destroy on Slurm"
+# Its logs are files on disk, and stay readable after destroy.
+"$mlenvc" logs sleeper >logs.out 2>&1 || { cat logs.out; fail "logs of a destroyed env"; }
+grep -qx '\[0\] hello from rank 0 on n1' logs.out || { cat logs.out; fail "destroyed: rank 0's line"; }
+grep -qx '\[1\] hello from rank 1 on n2' logs.out || { cat logs.out; fail "destroyed: rank 1's line"; }
+echo "status, logs (-f), shell, results, unchanged and replaced applies, removal, destroy and logs after it on Slurm"

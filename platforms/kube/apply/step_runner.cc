@@ -88,6 +88,8 @@ bool StepRunner::run(const Step& step, const std::string& unit) {
       return build(step);
     case StepKind::WaitJob:
       return wait_job(step);
+    case StepKind::WaitRollout:
+      return wait_rollout(step);
     case StepKind::Notice:
       out_ << printable(step.subject) << '\n';
       return true;
@@ -116,6 +118,11 @@ std::optional<RunResult> StepRunner::call(const Step& step, const std::vector<st
   RunResult result =
       run_command(argv(step.client, args), input, timeout > 0 ? timeout : timeout_, capture);
   if (!result.timed_out && (result.status == 0 || quiet_failure)) return result;
+  report_failure(args, result);
+  return std::nullopt;
+}
+
+void StepRunner::report_failure(const std::vector<std::string>& args, const RunResult& result) {
   Diagnostic& d = diagnostics_.report(
       result.timed_out ? Code::E0707 : Code::E0706, {},
       "`" + shell_words(args) + "` " +
@@ -124,7 +131,6 @@ std::optional<RunResult> StepRunner::call(const Step& step, const std::vector<st
   d.notes.push_back({"nothing was pruned and `" + std::string(applied_refs(request_.steps.admin)) +
                          unit_ + "` was not moved",
                      {}});
-  return std::nullopt;
 }
 
 bool StepRunner::run_plain(const Step& step) {
@@ -240,15 +246,19 @@ bool StepRunner::build(const Step& step) {
   return true;
 }
 
-std::string StepRunner::admission_refusal(const Step& step) {
-  // The Job controller reports pods that admission refused as FailedCreate events on the Job
-  // (a JobSet's child Job is `<jobset>-<replicated job>-<index>`); Pod Security's message says
-  // `violates PodSecurity "<level>:<version>"`, and the Job never gets a pod, so it never ends.
-  const std::string& name = step.args[2];
+std::string StepRunner::admission_refusal(const Step& step, const std::string& kind,
+                                          const std::string& name, const std::string& namespace_) {
+  // The Job and StatefulSet controllers report pods that admission refused as FailedCreate
+  // events on their workload (kubernetes pkg/controller/job/job_controller.go through
+  // controller_utils' `Error creating: ...`; pkg/controller/statefulset/stateful_pod_control.go,
+  // `create Pod <pod> in StatefulSet <set> failed error: ...`); a JobSet's child Job is
+  // `<jobset>-<replicated job>-<index>`. Pod Security's message says
+  // `violates PodSecurity "<level>:<version>"` (k8s.io/pod-security-admission); the workload
+  // never gets a pod, so it never ends or becomes ready.
   std::optional<RunResult> events =
       call(step,
-           {"get", "events", "-n", step.args[4], "--field-selector",
-            "reason=FailedCreate,involvedObject.kind=Job", "-o",
+           {"get", "events", "-n", namespace_, "--field-selector",
+            "reason=FailedCreate,involvedObject.kind=" + kind, "-o",
             "jsonpath={range .items[*]}{.involvedObject.name}{\"\\t\"}{.message}{\"\\n\"}{end}"},
            "", true, true);
   if (!events || events->status != 0) return "";
@@ -256,11 +266,23 @@ std::string StepRunner::admission_refusal(const Step& step) {
   for (std::string line; std::getline(lines, line);) {
     std::size_t tab = line.find('\t');
     if (tab == std::string::npos) continue;
-    const std::string job = line.substr(0, tab);
-    if (job != name && !job.starts_with(name + "-")) continue;
+    const std::string object = line.substr(0, tab);
+    if (object != name && (kind != "Job" || !object.starts_with(name + "-"))) continue;
     if (line.find("violates PodSecurity", tab) != std::string::npos) return line.substr(tab + 1);
   }
   return "";
+}
+
+void StepRunner::report_refusal(const Step& step, const std::string& namespace_,
+                                const std::string& refused) {
+  out_ << step.subject << ": pods refused\n";
+  diagnostics_.report(Code::E0713, {},
+                      std::string(step.kind == StepKind::WaitJob ? "run `" : "`") + unit_ + "/" +
+                          step.subject +
+                          "` cannot start: its pods are refused: " + printable(refused),
+                      "the namespace's Pod Security level must admit them: kubectl label "
+                      "namespace " +
+                          namespace_ + " pod-security.kubernetes.io/enforce=privileged");
 }
 
 bool StepRunner::wait_job(const Step& step) {
@@ -288,14 +310,9 @@ bool StepRunner::wait_job(const Step& step) {
       run_failed_ = true;
       return true;
     }
-    if (std::string refused = admission_refusal(step); !refused.empty()) {
-      out_ << step.subject << ": pods refused\n";
-      diagnostics_.report(Code::E0713, {},
-                          "run `" + unit_ + "/" + step.subject +
-                              "` cannot start: its pods are refused: " + printable(refused),
-                          "the namespace's Pod Security level must admit them: kubectl label "
-                          "namespace " +
-                              step.args[4] + " pod-security.kubernetes.io/enforce=privileged");
+    if (std::string refused = admission_refusal(step, "Job", step.args[2], step.args[4]);
+        !refused.empty()) {
+      report_refusal(step, step.args[4], refused);
       run_failed_ = true;
       return true;
     }
@@ -306,6 +323,38 @@ bool StepRunner::wait_job(const Step& step) {
       return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(request_.poll_ms));
+  }
+}
+
+bool StepRunner::wait_rollout(const Step& step) {
+  show(argv(step.client, step.args));
+  if (request_.dry_run) return true;
+  // `rollout status` watches until the pods are ready and knows nothing of pods that admission
+  // refused, so it runs in rounds of `poll_ms` (at least a second), ended by the runner; between
+  // rounds the workload's FailedCreate events are read. Its own output is kept until the end,
+  // so the rounds do not repeat it.
+  const std::size_t slash = step.subject.find('/');
+  const std::string kind = step.subject.substr(0, slash);  // `StatefulSet/<name>`
+  const std::string name = step.subject.substr(slash + 1);
+  const std::string& namespace_ = step.args[4];
+  const int round = std::max(1, request_.poll_ms / 1000);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::seconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    RunResult result = run_command(argv(step.client, step.args), "",
+                                   static_cast<int>(std::clamp<long long>(left, 1, round)), true);
+    if (!result.timed_out || left <= round) {
+      out_ << printable(result.output, true);
+      if (!result.timed_out && result.status == 0) return true;
+      report_failure(step.args, result);
+      return false;
+    }
+    if (std::string refused = admission_refusal(step, kind, name, namespace_); !refused.empty()) {
+      report_refusal(step, namespace_, refused);
+      return false;
+    }
   }
 }
 

@@ -40,9 +40,17 @@ class StepRunner {
   bool check_grant(const Step& step);
   bool build(const Step& step);
   bool wait_job(const Step& step);
+  bool wait_rollout(const Step& step);
   /// The message of a FailedCreate event saying admission (Pod Security) refused the pods of
-  /// the run `step` waits for, or "" when there is none.
-  std::string admission_refusal(const Step& step);
+  /// the workload `kind` `name` in `namespace_` (a Job also matches the child Jobs named
+  /// `<name>-...`), or "" when there is none.
+  std::string admission_refusal(const Step& step, const std::string& kind, const std::string& name,
+                                const std::string& namespace_);
+  /// Reports the refusal `refused` of the pods of `step.subject` (E0713), with the label the
+  /// namespace needs.
+  void report_refusal(const Step& step, const std::string& namespace_, const std::string& refused);
+  /// Reports E0707 (timed out) or E0706 (failed) for `args`, which ended as `result`.
+  void report_failure(const std::vector<std::string>& args, const RunResult& result);
 
   const ApplyRequest& request_;
   const std::string kubectl_;

@@ -287,6 +287,8 @@ class EnvStepBuilder {
         push_steps(action);
       } else if (action.action == "rollout") {
         Step rollout;
+        rollout.kind = StepKind::WaitRollout;
+        rollout.subject = object.address;
         std::string kind = object.kind;
         std::transform(kind.begin(), kind.end(), kind.begin(),
                        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

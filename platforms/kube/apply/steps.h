@@ -29,6 +29,7 @@ enum class StepKind {
   CheckGrant,        ///< `auth can-i use ...`: "no" is E0711
   Build,             ///< read the ImageStreamTag's digest; build first when needed (`then`)
   WaitJob,           ///< poll the Job's or JobSet's conditions until Complete(d) or Failed
+  WaitRollout,       ///< `rollout status` in rounds, reading admission refusals between them
   Notice,            ///< runs nothing: says `subject` (a claim apply keeps) where it stands
 };
 
