@@ -103,10 +103,11 @@ std::optional<std::string> DiskFileSystem::read_inside(const std::string& path,
   if (real.empty()) real = real_path(path);
   bool inside = false;
   for (const std::string& folder : folders) inside = inside || under(real, folder);
-  if (!inside) {
+  // Nor inside a git directory: `.git/config` may hold a remote's URL with its token.
+  if (!inside || real.find("/.git/") != std::string::npos) {
     error =
-        "it lies outside the program's repository and the folders of MLENV_PATH (a link or a "
-        "path out of them): sources are read only from there";
+        "it lies outside the program's repository and the folders of MLENV_PATH, or in a git "
+        "directory (a link or a path out of them): sources are read only from there";
     return std::nullopt;
   }
   return read_descriptor(fd, error);

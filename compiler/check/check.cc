@@ -47,6 +47,17 @@ std::optional<ir::Program> Checker::run(const std::string& root_path) {
   std::vector<Module*> stack;
   Module* root = load(root_path, {}, stack);
   if (!root) return std::nullopt;
+  // Refused before anything is evaluated: each env is lowered, rendered and kept whole.
+  std::size_t envs = 0;
+  for (const ast::Item& item : root->tree->items) {
+    const auto* decl = boost::get<ast::Decl>(&item);
+    if (decl && decl->kind.name == "env" && ++envs > limits::kMaxEnvs) {
+      diagnostics_.report(Code::E0104, root->at(decl->name),
+                          "more than " + std::to_string(limits::kMaxEnvs) + " envs in one program",
+                          "split the program: plan each file on its own");
+      return std::nullopt;
+    }
+  }
 
   // Every declaration of every file is evaluated, so a broken profile is reported even when
   // no env uses it; required fields are checked only where an env uses a value.
@@ -55,16 +66,9 @@ std::optional<ir::Program> Checker::run(const std::string& root_path) {
   ir::Program program;
   program.source = root_path;
   std::size_t errors_before_envs = diagnostics_.error_count();
-  std::size_t envs = 0;
   for (const ast::Item& item : root->tree->items) {
     const auto* decl = boost::get<ast::Decl>(&item);
     if (!decl || decl->kind.name != "env") continue;
-    if (++envs > limits::kMaxEnvs) {
-      diagnostics_.report(Code::E0104, root->at(decl->name),
-                          "more than " + std::to_string(limits::kMaxEnvs) + " envs in one program",
-                          "split the program: plan each file on its own");
-      break;
-    }
     auto it = root->decls.find(decl->name.name);
     if (it == root->decls.end()) continue;
     auto found = std::find_if(it->second.begin(), it->second.end(),

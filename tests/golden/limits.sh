@@ -104,4 +104,12 @@ done
 { echo "$header"; for i in 1 2 3 4 5; do echo "import \"./part$i\""; done; } >"$dir/sources.mlenv"
 expect sources 'sources.mlenv:6:1: error\[E0104\]: the files of this program exceed 16 MiB in all$'
 
+# 10,001 envs: each is lowered, rendered and kept whole (50,000 took 1.19 GB to build); refused
+# at the 10,001st before any is evaluated.
+{ echo "$header"; printf 'cluster c {\n  api = "a"\n  namespace = "ns"\n}\n'
+  for i in $(seq 1 10001); do echo "env e$i { cluster = c image = pytorch.pytorch29 }"; done; } \
+  >"$dir/envs.mlenv"
+expect envs 'envs.mlenv:10006:5: error\[E0104\]: more than 10000 envs in one program$' \
+  '^mlenvc: 1 error$'
+
 exit $status

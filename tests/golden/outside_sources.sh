@@ -23,6 +23,8 @@ ln -s ../outside/creds helper.mlenv
 ln -s ../outside/creds.mlenv root_link.mlenv
 ln -s lib/inner.mlenv same_repo.mlenv
 ln -s ../outside linked_dir
+git config remote.origin.url https://user:SECRET_TOKEN_abc123@example.com/r.git
+ln -s .git/config git_config.mlenv
 printf 'import "./helper"\n%s\n' "$image" >main.mlenv
 printf 'import "./linked_dir/creds"\n%s\n' "$image" >via_dir.mlenv
 printf 'import "%s/outside/creds"\n%s\n' "$dir" "$image" >absolute.mlenv
@@ -43,6 +45,7 @@ run() {
   run check absolute.mlenv | head -1  # the excerpt's width depends on the temporary path
   run check root_link.mlenv
   run fmt --check helper.mlenv
+  run check git_config.mlenv
   run check inside.mlenv
   MLENV_PATH=$dir/site run check site.mlenv
   cd "$dir/loose/sub" && run check x.mlenv
