@@ -95,6 +95,15 @@ timeout 20 "$mlenvc" check "$dir/keys.mlenv" >/dev/null 2>"$dir/keys.stderr"
 code=$?
 [ "$code" -eq 0 ] || { echo "keys: exit $code (124: over 20 s)"; tail -c 1000 "$dir/keys.stderr"; status=1; }
 
+# 50,000 keys of one map that each fail (a list where a string goes): each failure was recorded
+# by a linear search of the ones before (31 s); a map's failures are not recorded at all.
+{ echo "$header"; echo 'image m extends pytorch.pytorch29 {'; echo '  env = {'
+  seq -f 'k%.0f=[]' 0 49999; echo '  }'; echo '}'; } >"$dir/failing_keys.mlenv"
+timeout 10 "$mlenvc" check "$dir/failing_keys.mlenv" >/dev/null 2>"$dir/failing_keys.stderr"
+code=$?
+[ "$code" -eq 1 ] || { echo "failing_keys: exit $code (124: over 10 s)"; status=1; }
+grep -q '^mlenvc: 50000 errors$' "$dir/failing_keys.stderr" || { echo "failing_keys: not 50000 errors"; status=1; }
+
 # 1,024 files of 4 MiB would have been read whole (8.43 GB for 1,023); the files of one program
 # are at most 16 MiB in all, and the import that crosses it is named.
 for i in 1 2 3 4 5; do
