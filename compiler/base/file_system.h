@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlenv {
 
@@ -14,13 +15,46 @@ class FileSystem {
   virtual ~FileSystem() = default;
   /// The whole file, or nullopt if it cannot be read. `error` says why.
   virtual std::optional<std::string> read(const std::string& path, std::string& error) const = 0;
+  /// As read(), but refused when the file's real path (links followed) lies under none of
+  /// `folders` (real paths). Files with no links (memory) are read().
+  virtual std::optional<std::string> read_inside(const std::string& path,
+                                                 const std::vector<std::string>& folders,
+                                                 std::string& error) const {
+    (void)folders;
+    return read(path, error);
+  }
 };
 
 /// The real disk, with a size limit so hostile input cannot exhaust memory.
 class DiskFileSystem : public FileSystem {
  public:
   std::optional<std::string> read(const std::string& path, std::string& error) const override;
+  std::optional<std::string> read_inside(const std::string& path,
+                                         const std::vector<std::string>& folders,
+                                         std::string& error) const override;
 };
+
+/// Reads through another file system only the files under `folders`: a program's sources are
+/// its repository's files and the site library's, never a link out of them (a pull request's
+/// `helper.mlenv -> ~/.git-credentials` would print the token in a diagnostic's excerpt).
+class ConfinedFileSystem : public FileSystem {
+ public:
+  ConfinedFileSystem(const FileSystem& inner, std::vector<std::string> folders)
+      : inner_(inner), folders_(std::move(folders)) {}
+  std::optional<std::string> read(const std::string& path, std::string& error) const override {
+    return inner_.read_inside(path, folders_, error);
+  }
+
+ private:
+  const FileSystem& inner_;
+  std::vector<std::string> folders_;
+};
+
+/// The real paths of the folders a program rooted at `root` may read: the git work tree that
+/// holds it (the nearest folder above it with a `.git`; else the root file's folder), and the
+/// `site` folders (MLENV_PATH). Those that do not exist are left out.
+std::vector<std::string> program_folders(const std::string& root,
+                                         const std::vector<std::string>& site);
 
 /// Files held in memory (tests, and the embedded stdlib/schema).
 class MemoryFileSystem : public FileSystem {

@@ -1,8 +1,10 @@
 #include "compiler/check/check.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "compiler/base/embedded.h"
+#include "compiler/base/limits.h"
 #include "compiler/check/checker.h"
 #include "compiler/check/rules_usage.h"
 
@@ -20,6 +22,21 @@ bool uses_broken_declaration(const Value& env) {
   return false;
 }
 
+// An input's path as plan.json and `_inputs/` record it: a file of the site library as
+// `MLENV_PATH/<path in its folder>`, never its local absolute path (it names the planner's
+// disk, and a plan from another machine would differ); others as loaded.
+std::string recorded_path(const std::string& path, const std::vector<std::string>& site) {
+  if (!path.starts_with("/") && !path.starts_with("../")) return path;
+  namespace fs = std::filesystem;
+  fs::path file = fs::absolute(path).lexically_normal();
+  for (const std::string& folder : site) {
+    std::string inside =
+        file.lexically_relative(fs::absolute(folder).lexically_normal()).generic_string();
+    if (!inside.empty() && !inside.starts_with("..")) return "MLENV_PATH/" + inside;
+  }
+  return path;
+}
+
 }  // namespace
 
 std::optional<ir::Program> Checker::run(const std::string& root_path) {
@@ -30,6 +47,17 @@ std::optional<ir::Program> Checker::run(const std::string& root_path) {
   std::vector<Module*> stack;
   Module* root = load(root_path, {}, stack);
   if (!root) return std::nullopt;
+  // Refused before anything is evaluated: each env is lowered, rendered and kept whole.
+  std::size_t envs = 0;
+  for (const ast::Item& item : root->tree->items) {
+    const auto* decl = boost::get<ast::Decl>(&item);
+    if (decl && decl->kind.name == "env" && ++envs > limits::kMaxEnvs) {
+      diagnostics_.report(Code::E0104, root->at(decl->name),
+                          "more than " + std::to_string(limits::kMaxEnvs) + " envs in one program",
+                          "split the program: plan each file on its own");
+      return std::nullopt;
+    }
+  }
 
   // Every declaration of every file is evaluated, so a broken profile is reported even when
   // no env uses it; required fields are checked only where an env uses a value.
@@ -60,7 +88,8 @@ std::optional<ir::Program> Checker::run(const std::string& root_path) {
   if (diagnostics_.error_count() != 0 || errors_before_envs != 0) return std::nullopt;
 
   for (const Module& module : modules_) {
-    program.inputs.push_back({module.path, sources_.file(module.file).text(), module.commit});
+    program.inputs.push_back(
+        {recorded_path(module.path, site_), sources_.file(module.file).text(), module.commit});
   }
   for (std::size_t i = 0; i < kSchemaFiles_count; ++i) {
     program.inputs.push_back(
@@ -87,7 +116,8 @@ std::optional<ir::Program> check_program(const std::string& path, const FileSyst
                                          const ImportSources& imports, ProgramIndex* index) {
   std::unique_ptr<TypeRegistry> types = load_types(sources, diagnostics);
   if (diagnostics.has_errors()) return std::nullopt;
-  Checker checker(files, sources, diagnostics, *types, imports);
+  ConfinedFileSystem confined(files, program_folders(path, imports.site));
+  Checker checker(confined, sources, diagnostics, *types, imports);
   std::optional<ir::Program> program = checker.run(path);
   if (index) checker.keep_index(*index);
   return program;

@@ -131,6 +131,7 @@ class Checker {
   /// count as errors of the declaration being evaluated without a diagnostic of their own.
   std::size_t silent_failures_ = 0;
   std::size_t built_bytes_ = 0;
+  std::size_t source_bytes_ = 0;  ///< of the files loaded, against limits::kMaxSourceBytes
   bool budget_reported_ = false;
   /// A `${...}` is being read: an unknown name there is most often a shell variable.
   bool in_interpolation_ = false;

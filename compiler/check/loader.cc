@@ -159,6 +159,14 @@ Module* Checker::load(const std::string& path, SourceRange from, std::vector<Mod
   std::string display_path, origin, commit;
   auto text = read(path, from, display_path, origin, commit);
   if (!text) return nullptr;
+  source_bytes_ += text->size();
+  if (source_bytes_ > limits::kMaxSourceBytes) {
+    diagnostics_.report(Code::E0104, from,
+                        "the files of this program exceed " +
+                            std::to_string(limits::kMaxSourceBytes >> 20) + " MiB in all",
+                        "this import crossed the limit");
+    return nullptr;
+  }
   Module& module = modules_.emplace_back();
   module.path = path;
   module.commit = commit;

@@ -383,10 +383,26 @@ void check_networks(const Value* cluster, Diagnostics& diagnostics) {
   }
 }
 
+// A node name is a DNS subdomain on Kubernetes (a `kubernetes.io/hostname` value in the pods'
+// node affinity) and a host name in Slurm's `--nodelist`: a newline, quote or space in it ends
+// the value where the cluster reads it.
+const Pattern& host_name() {
+  static const Pattern p = Pattern::literal(R"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)");
+  return p;
+}
+
+std::string excerpt(const std::string& text);
+
 void check_nodes(const Value* cluster, Diagnostics& diagnostics) {
   const Value* nodes = child(cluster, "nodes");
   std::map<std::string, SourceRange> seen;
   for (const ValuePtr& node : nodes ? nodes->items : ValueList{}) {
+    if (node->text.size() > 253 || !host_name().matches(node->text)) {
+      diagnostics.report(Code::E0431, node->range,
+                         "node `" + excerpt(node->text) + "` is not a host name",
+                         "letters, digits and `-_.`, alphanumeric at both ends, at most 253");
+      continue;
+    }
     auto [it, fresh] = seen.emplace(node->text, node->range);
     if (!fresh) {
       Diagnostic& d =
@@ -430,10 +446,37 @@ std::string excerpt(const std::string& text) {
   return text.size() <= 64 ? text : text.substr(0, 61) + "...";
 }
 
+// A label key whose prefix Kubernetes reserves for its components (`kubernetes.io/`, `k8s.io/`
+// and their subdomains, the SIGs' controllers' `*.x-k8s.io` (a queue name, a workload's
+// name) and kubectl's `applyset.kubernetes.io/*`), OpenShift's `openshift.io`, or
+// one of the three `app.kubernetes.io/` labels mlenvc sets on every object (env_layout.cc).
+// Set by the user, it would override what mlenvc or a controller sets, or be overridden.
+bool is_reserved_label(std::string_view key) {
+  for (std::string_view own :
+       {"app.kubernetes.io/instance", "app.kubernetes.io/managed-by", "app.kubernetes.io/part-of"})
+    if (key == own) return true;
+  std::size_t slash = key.find('/');
+  if (slash == std::string_view::npos) return false;
+  std::string_view prefix = key.substr(0, slash);
+  if (prefix == "app.kubernetes.io") return false;  // the recommended labels are the user's
+  for (std::string_view domain : {"kubernetes.io", "k8s.io", "openshift.io"}) {
+    if (prefix == domain) return true;
+    if (prefix.size() > domain.size() && prefix.ends_with(domain)) {
+      char before = prefix[prefix.size() - domain.size() - 1];
+      if (before == '.' || (before == '-' && domain == "k8s.io")) return true;  // x-k8s.io
+    }
+  }
+  return false;
+}
+
 void check_labels(const Value& env, Diagnostics& diagnostics) {
   const Value* labels = env.get("labels");
   for (const Slot& slot : labels ? labels->slots : std::vector<Slot>{}) {
     SourceRange at = slot.assigned.valid() ? slot.assigned : labels->range;
+    if (is_reserved_label(slot.name)) {
+      diagnostics.report(Code::E0432, at, "label key `" + excerpt(slot.name) + "` is reserved",
+                         "mlenvc, Kubernetes or a controller sets it; use a prefix of your own");
+    }
     if (!is_qualified_name(slot.name)) {
       diagnostics.report(
           Code::E0318, at,
@@ -500,7 +543,40 @@ void check_final_network(const Value& env, const Value* cluster, Diagnostics& di
   d.notes.push_back({"made final here", locked});
 }
 
+// `gpus.product` is the value of the `nvidia.com/gpu.product` node label the pods select.
+void check_gpu_product(const Value* cluster, Diagnostics& diagnostics) {
+  const Value* product = child(child(cluster, "gpus"), "product");
+  if (!product || is_label_value(product->text)) return;
+  diagnostics.report(
+      Code::E0318, product->range,
+      "`gpus.product` `" + excerpt(product->text) + "` is not a Kubernetes label value",
+      "the node label's value: at most 63 characters, alphanumeric at both ends, "
+      "with `-_.` inside");
+}
+
+// A Slurm folder is a line of the batch script and a `--container-mounts` item: a control byte
+// (a carriage return, an escape) would end or hide the line where Slurm and people read it.
+void check_slurm_folders(const Value* cluster, Diagnostics& diagnostics) {
+  for (const char* field : {"workspace_dir", "datasets_dir"}) {
+    const Value* folder = child(cluster, field);
+    if (!folder || !has_control(folder->text, false)) continue;
+    diagnostics.report(Code::E0431, folder->range,
+                       "`" + std::string(field) + "` holds a control character",
+                       "a folder of the nodes: printable characters only");
+  }
+}
+
 }  // namespace
+
+bool is_extended_resource_name(std::string_view name) {
+  // k8s.io/kubernetes pkg/apis/core/helper/helpers.go, IsExtendedResourceName: not native
+  // (has a `/`, is not in `kubernetes.io/`), not `requests.`-prefixed, and `requests.` + name
+  // is a qualified name (so the domain is at most 244 characters and the name at most 63).
+  if (name.find('/') == std::string_view::npos ||
+      name.find("kubernetes.io/") != std::string_view::npos || name.starts_with("requests."))
+    return false;
+  return is_qualified_name("requests." + std::string(name));
+}
 
 void check_hygiene(const Value& env, CheckedValues& checked, Diagnostics& diagnostics) {
   const Value* cluster = env.get("cluster");
@@ -510,6 +586,8 @@ void check_hygiene(const Value& env, CheckedValues& checked, Diagnostics& diagno
   check_resources(env, diagnostics);
   check_networks(cluster, diagnostics);
   check_nodes(cluster, diagnostics);
+  check_gpu_product(cluster, diagnostics);
+  check_slurm_folders(cluster, diagnostics);
   check_labels(env, diagnostics);
   check_final_storage(env, cluster, diagnostics);
   check_final_network(env, cluster, diagnostics);

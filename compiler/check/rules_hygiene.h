@@ -1,8 +1,9 @@
 #pragma once
 // Rules on the values that reach a Dockerfile, a Linux interface, an IPAM configuration or a
-// Kubernetes label (E0312-E0319, E0420-E0422): what would otherwise break or change the
-// meaning of the emitted text is refused at check.
+// Kubernetes label (E0312-E0319, E0420-E0422, E0431, E0432): what would otherwise break or change
+// the meaning of the emitted text is refused at check.
 
+#include <string_view>
 #include <unordered_set>
 
 #include "compiler/check/value.h"
@@ -16,5 +17,8 @@ using CheckedValues = std::unordered_set<const Value*>;
 /// Checks the merged value of one env (its cluster and image resolved) and reports each rule
 /// it breaks.
 void check_hygiene(const Value& env, CheckedValues& checked, Diagnostics& diagnostics);
+
+/// Whether the API server takes `name` as an extended resource (a GPU device plugin's).
+bool is_extended_resource_name(std::string_view name);
 
 }  // namespace mlenv::check

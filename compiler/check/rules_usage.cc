@@ -15,6 +15,7 @@
 #include "compiler/base/quantity.h"
 #include "compiler/check/checker.h"
 #include "compiler/check/launcher.h"
+#include "compiler/check/rules_hygiene.h"
 #include "compiler/check/types.h"
 #include "compiler/check/value_paths.h"
 
@@ -152,7 +153,15 @@ const Pattern& extended_resource() {
 
 void check_gpu_resource(const View& v) {
   const Value* resource = get_path(v.cluster, {"gpus", "resource"});
-  if (!v.in_pods || !v.first(resource) || extended_resource().matches(resource->text)) return;
+  if (!v.in_pods || !v.first(resource)) return;
+  if (extended_resource().matches(resource->text) && !is_extended_resource_name(resource->text)) {
+    v.diagnostics.report(Code::E0322, resource->range,
+                         "`" + resource->text + "` is not an extended resource name",
+                         "the API server refuses it in a pod's resources: a name of at most 63 "
+                         "characters after a domain outside `kubernetes.io`");
+    return;
+  }
+  if (extended_resource().matches(resource->text)) return;
   std::string help = "a device plugin's resource is `<vendor domain>/<name>`";
   help += resource->text.find("nvidia") != std::string::npos ? ": `nvidia.com/gpu`?"
                                                              : " (`nvidia.com/gpu`, `amd.com/gpu`)";

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -49,6 +51,29 @@ struct Slot {
   SourceRange final_at;  ///< the `final` entry that locked it; invalid when not final
 };
 
+/// Where each name of a large block is among its slots. Slots are only ever appended, so the
+/// index covers the first `indexed` and catches up on lookup. A copy holds none and builds its
+/// own when looked up (a clone costs no more than copying its slots), and a small block none
+/// at all (one pointer).
+class SlotIndex {
+ public:
+  SlotIndex() = default;
+  SlotIndex(const SlotIndex&) {}
+  SlotIndex& operator=(const SlotIndex&) {
+    index_.reset();
+    return *this;
+  }
+  /// The position of `name` among `slots`, or nullopt.
+  std::optional<std::size_t> find(const std::vector<Slot>& slots, const std::string& name);
+
+ private:
+  struct Index {
+    std::unordered_map<std::string, std::size_t> positions;  ///< name -> its first slot
+    std::size_t indexed = 0;
+  };
+  std::unique_ptr<Index> index_;
+};
+
 struct Value {
   enum class Kind { String, Int, Bool, Quantity, Duration, Enum, List, Block };
   Kind kind = Kind::String;
@@ -65,6 +90,10 @@ struct Value {
   /// Block fields whose assignment was an error: not "missing" (E0303), already explained.
   std::vector<std::string> failed_fields;
   SourceRange range;  ///< where the value was written
+  /// Blocks of more than kScannedSlots slots are looked up by hash: a map of 380,000 keys was
+  /// looked up by scanning at every key (250 s to check). Maintained by slot(), never by hand.
+  mutable SlotIndex slot_index;
+  static constexpr std::size_t kScannedSlots = 32;
 
   Slot* slot(const std::string& name);
   const Slot* slot(const std::string& name) const;

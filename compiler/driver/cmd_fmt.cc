@@ -62,7 +62,8 @@ int run_fmt(const Args& args) {
   int status = 0;
   for (const std::string& path : options.positional) {
     std::string error;
-    auto text = disk.read(path, error);
+    // Confined as check is: `fmt --check $(git ls-files)` must not print a linked secret.
+    auto text = disk.read_inside(path, program_folders(path, {}), error);
     if (!text) {
       std::cerr << "mlenvc fmt: cannot read `" << path << "`: " << error << '\n';
       status = 1;

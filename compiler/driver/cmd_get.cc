@@ -284,7 +284,9 @@ int run_get(const Args& args) {
   DiskFileSystem disk;
   check::LockFile old;
   std::string error;
-  if (std::optional<std::string> text = disk.read(lock_path.string(), error)) {
+  // As check reads it: a lock that links out of the repository is not read.
+  if (std::optional<std::string> text =
+          disk.read_inside(lock_path.string(), program_folders(files[0], {}), error)) {
     std::optional<check::LockFile> parsed = check::parse_lock_file(*text, error);
     if (!parsed) {
       std::cerr << "mlenvc get: " << lock_path.string()

@@ -91,7 +91,8 @@ using SourceFiles = std::vector<std::pair<std::string, std::string>>;
 
 // Compiles and renders `source` from the work tree root, so plan.json's `source` and every
 // input path are relative to the repository whatever directory plan was run in. `read` gets
-// the files it read from the work tree (the stdlib and schema are the compiler's own).
+// the files it read from the work tree (the stdlib, the schema and the site library are not
+// the repository's: check records the site's as `MLENV_PATH/...`).
 std::optional<target::Output> render(const std::string& workdir, const std::string& source,
                                      bool json, SourceFiles& read) {
   fs::path cwd = fs::current_path();
@@ -105,7 +106,7 @@ std::optional<target::Output> render(const std::string& workdir, const std::stri
   if (compilation->program) {
     for (const ir::InputFile& input : compilation->program->inputs) {
       if (!input.path.starts_with("std/") && !input.path.starts_with("schema/") &&
-          !is_git_source(input.path))
+          !input.path.starts_with("MLENV_PATH/") && !is_git_source(input.path))
         read.emplace_back(normalize_path(input.path), input.text);
     }
   }
@@ -213,11 +214,24 @@ int check_only(const plan::PlanDiff& diff, const PlanArgs& args, const std::stri
   return 1;
 }
 
-// The root file as plan.json records it: relative to the work tree when inside it.
-std::string source_path(const fs::path& workdir, const std::string& given) {
-  fs::path file = fs::weakly_canonical(fs::absolute(given));
+// The root file as plan.json records it: relative to the work tree. One outside it is refused
+// (E0605): its plan could not be committed with it, and its path is the user's disk.
+std::optional<std::string> source_path(const fs::path& workdir, const std::string& given,
+                                       Diagnostics& diagnostics) {
+  std::error_code error;  // a name the system refuses (over NAME_MAX) is reported, not thrown
+  fs::path file = fs::weakly_canonical(fs::absolute(given, error), error);
   std::string source = file.lexically_relative(workdir).generic_string();
-  if (source.empty() || source.starts_with("..")) source = file.string();
+  if (error) {
+    diagnostics.report(Code::E0201, {},
+                       "cannot read `" + printable(given) + "`: " + error.message());
+    return std::nullopt;
+  }
+  if (source.empty() || source.starts_with("..")) {
+    diagnostics.report(Code::E0605, {},
+                       "the source `" + printable(given) + "` is outside the work tree",
+                       "plan a file of the repository that holds the plan");
+    return std::nullopt;
+  }
   return source;
 }
 
@@ -235,7 +249,12 @@ int run_plan(const Args& args) {
   }
   fs::path workdir = fs::weakly_canonical(session->workdir());
   PlanReport report;
-  report.source = source_path(workdir, parsed->file);
+  std::optional<std::string> source = source_path(workdir, parsed->file, diagnostics);
+  if (!source) {
+    print(diagnostics, parsed->json);
+    return 1;
+  }
+  report.source = *source;
   SourceFiles read;
   std::optional<target::Output> output =
       render(workdir.string(), report.source, parsed->json, read);

@@ -112,6 +112,13 @@ std::optional<std::string> OverlayFileSystem::read(const std::string& path,
   return disk_.read(path, error);
 }
 
+std::optional<std::string> OverlayFileSystem::read_inside(const std::string& path,
+                                                          const std::vector<std::string>& folders,
+                                                          std::string& error) const {
+  if (auto it = open_.find(path); it != open_.end()) return it->second;
+  return disk_.read_inside(path, folders, error);
+}
+
 std::string default_stdlib_cache() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");

@@ -21,6 +21,9 @@ namespace mlenv::lsp {
 class OverlayFileSystem : public FileSystem {
  public:
   std::optional<std::string> read(const std::string& path, std::string& error) const override;
+  std::optional<std::string> read_inside(const std::string& path,
+                                         const std::vector<std::string>& folders,
+                                         std::string& error) const override;
   /// Sets (or replaces) the text of an open document.
   void open(const std::string& path, std::string text) { open_[path] = std::move(text); }
   /// Forgets an open document: the disk's copy is read again.

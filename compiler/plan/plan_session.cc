@@ -237,7 +237,8 @@ std::string obstacle_on_the_way(const std::string& root, const std::string& rela
   std::size_t start = 0;
   while (start < relative.size()) {
     std::size_t end = std::min(relative.find('/', start), relative.size());
-    if (end - start > 255) return "`" + relative + "` has a name over 255 bytes";
+    // The reason first: a message is cut at 300 bytes, and such a path is long.
+    if (end - start > 255) return "a file name over 255 bytes: `" + relative + "`";
     if (end == relative.size()) break;
     struct stat st {};
     const std::string dir = root + relative.substr(0, end);

@@ -62,5 +62,28 @@ TEST_CASE("directories, FIFOs and devices are refused without blocking") {
   CHECK(error == "no such file");
 }
 
+// A link out of the program's folders is refused before a byte is read; one inside is read.
+TEST_CASE("read_inside refuses a file whose real path is outside the folders") {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path + "/repo/.git");
+  std::filesystem::create_directories(dir.path + "/repo/envs");
+  std::ofstream(dir.path + "/secret") << "token\n";
+  std::ofstream(dir.path + "/repo/a.mlenv") << "env a {}\n";
+  std::filesystem::create_symlink("../../secret", dir.path + "/repo/envs/leak.mlenv");
+  std::filesystem::create_symlink("../a.mlenv", dir.path + "/repo/envs/ok.mlenv");
+  std::vector<std::string> folders = program_folders(dir.path + "/repo/envs/main.mlenv", {});
+  REQUIRE(folders.size() == 1);
+  CHECK(folders[0] == std::filesystem::canonical(dir.path + "/repo").string());
+  DiskFileSystem disk;
+  std::string error;
+  CHECK(disk.read_inside(dir.path + "/repo/envs/ok.mlenv", folders, error) == "env a {}\n");
+  CHECK_FALSE(disk.read_inside(dir.path + "/repo/envs/leak.mlenv", folders, error));
+  CHECK(error.find("outside the program's repository") != std::string::npos);
+  CHECK_FALSE(disk.read_inside(dir.path + "/secret", folders, error));
+  // A site folder admits its files.
+  folders = program_folders(dir.path + "/repo/envs/main.mlenv", {dir.path});
+  CHECK(disk.read_inside(dir.path + "/secret", folders, error) == "token\n");
+}
+
 }  // namespace
 }  // namespace mlenv

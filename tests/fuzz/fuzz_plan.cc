@@ -1,13 +1,16 @@
-// What mlenvc reads back from outside (tests/fuzz/README.md): plan.json as committed, the
-// trailers of `refs/mlenv/applied/...` records, and the clients' replies (`get pods/routes/
-// builds -o json`, squeue, sacct, sbatch --parsable). Any input must give an answer or a
-// reported error: a crash, a sanitizer report, a timeout or running out of memory is a bug.
+// What mlenvc reads back from outside (tests/fuzz/README.md): plan.json and the program's
+// `_inputs/` file as committed, the trailers of `refs/mlenv/applied/...` records, the clients'
+// replies (`get pods/routes/builds -o json`, squeue, sacct, sbatch --parsable), and what a run
+// writes back (mlenv-boot's status, an acceptance run's results line in its log). Any input must
+// give an answer or a reported error: a crash, a sanitizer report, a timeout or running out of
+// memory is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "compiler/apply/record_values.h"
 #include "compiler/apply/records.h"
+#include "compiler/apply/results.h"
 #include "compiler/plan/plan_json.h"
 #include "platforms/kube/day2/cluster_json.h"
 #include "platforms/slurm/slurm_apply.h"
@@ -27,6 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::string error;
   (void)parse_plan_json(text, error);
+  (void)parse_program_inputs(text, error);
   // A trailer is read back only as a value mlenvc writes, whatever the record holds.
   for (std::string_view key :
        {kPlanDirTrailer, kRuntimeTrailer, kParentTrailer, kSlurmJobTrailer}) {
@@ -39,6 +43,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   (void)day2::parse_routes(text, error);
   (void)day2::parse_latest_build(text, error);
+  (void)day2::parse_boot_status(text, error);
+  (void)parse_results(text, error);
+  if (auto line = find_results_line(text)) (void)parse_results(*line, error);
   (void)slurm::parse_squeue(text);
   (void)slurm::parse_sacct(text);
   if (auto id = slurm::parse_job_id(text)) require(is_slurm_job_id(*id));

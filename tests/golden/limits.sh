@@ -86,4 +86,39 @@ expect budget 'budget.mlenv:20:[0-9]+: error\[E0104\]: the values this program b
 expect script 'script.mlenv:14:[0-9]+: error\[E0426\]: `bash -c` hides the launcher `torchrun`' \
   '^mlenvc: 1 error$'
 
+# A map of 200,000 keys: each key was looked up by scanning the keys before it (380,000 keys
+# took 250 s, 40,000 took 21 s, so these about 8 minutes); now by hash, so the check ends in
+# seconds and finds nothing wrong.
+{ echo "$header"; echo 'image m extends pytorch.pytorch29 {'; echo '  env = {'
+  seq -f 'k%.0f=""' 0 199999; echo '  }'; echo '}'; } >"$dir/keys.mlenv"
+timeout 20 "$mlenvc" check "$dir/keys.mlenv" >/dev/null 2>"$dir/keys.stderr"
+code=$?
+[ "$code" -eq 0 ] || { echo "keys: exit $code (124: over 20 s)"; tail -c 1000 "$dir/keys.stderr"; status=1; }
+
+# 50,000 keys of one map that each fail (a list where a string goes): each failure was recorded
+# by a linear search of the ones before (31 s); a map's failures are not recorded at all.
+{ echo "$header"; echo 'image m extends pytorch.pytorch29 {'; echo '  env = {'
+  seq -f 'k%.0f=[]' 0 49999; echo '  }'; echo '}'; } >"$dir/failing_keys.mlenv"
+timeout 10 "$mlenvc" check "$dir/failing_keys.mlenv" >/dev/null 2>"$dir/failing_keys.stderr"
+code=$?
+[ "$code" -eq 1 ] || { echo "failing_keys: exit $code (124: over 10 s)"; status=1; }
+grep -q '^mlenvc: 50000 errors$' "$dir/failing_keys.stderr" || { echo "failing_keys: not 50000 errors"; status=1; }
+
+# 1,024 files of 4 MiB would have been read whole (8.43 GB for 1,023); the files of one program
+# are at most 16 MiB in all, and the import that crosses it is named.
+for i in 1 2 3 4 5; do
+  { printf 'image big%d extends pytorch.pytorch29 {\n  tag = "t"\n}\n' "$i"
+    head -c 4000000 /dev/zero | tr '\0' ' '; } >"$dir/part$i.mlenv"
+done
+{ echo "$header"; for i in 1 2 3 4 5; do echo "import \"./part$i\""; done; } >"$dir/sources.mlenv"
+expect sources 'sources.mlenv:6:1: error\[E0104\]: the files of this program exceed 16 MiB in all$'
+
+# 10,001 envs: each is lowered, rendered and kept whole (50,000 took 1.19 GB to build); refused
+# at the 10,001st before any is evaluated.
+{ echo "$header"; printf 'cluster c {\n  api = "a"\n  namespace = "ns"\n}\n'
+  for i in $(seq 1 10001); do echo "env e$i { cluster = c image = pytorch.pytorch29 }"; done; } \
+  >"$dir/envs.mlenv"
+expect envs 'envs.mlenv:10006:5: error\[E0104\]: more than 10000 envs in one program$' \
+  '^mlenvc: 1 error$'
+
 exit $status

@@ -99,4 +99,67 @@ if git init -q --object-format=sha256 "$tmp/sha256" 2> /dev/null; then
   (cd "$tmp/sha256" && ! "$mlenvc" plan cluster.mlenv > /dev/null 2> err) || fail "plan in a SHA-256 repository"
   grep -q "cannot be opened" "$tmp/sha256/err" || { cat "$tmp/sha256/err"; fail "SHA-256: the reason"; }
 fi
+
+# What would fail after the commit is found before it (issue #21 item 9): each case exits 1
+# with E0604, and the branch, the index and the work tree's plan are as they were.
+unmoved() {  # unmoved CASE: HEAD is still $head and the index still matches it
+  [ "$(git rev-parse HEAD)" = "$head" ] || fail "$1: the branch moved"
+  git diff --cached --quiet || fail "$1: the index differs from HEAD"
+  grep -q 'error\[E0604\]' "$1.err" || { cat "$1.err"; fail "$1: no E0604"; }
+}
+sed -i 's/^  nodes    = 1$/  nodes    = 2/' cluster.mlenv
+git commit -qam "two nodes again"
+head=$(git rev-parse HEAD)
+# A split index (git update-index --split-index): libgit2 cannot read its `link` extension.
+git update-index --split-index
+if "$mlenvc" plan cluster.mlenv > /dev/null 2> split.err; then fail "planned into a split index"; fi
+unmoved split
+git update-index --no-split-index
+# `plans` as a regular file where the plan's folder goes.
+mv plans plans.away && echo mine > plans
+if "$mlenvc" plan cluster.mlenv > /dev/null 2> file.err; then fail "planned through a file"; fi
+unmoved file
+grep -q '`.*plans` is not a folder' file.err || { cat file.err; fail "the file is not named"; }
+[ "$(cat plans)" = mine ] || fail "the user's file changed"
+rm plans && mv plans.away plans
+# A source whose `_inputs/` file name would pass 255 bytes (each `+` is `%2B` there).
+long=$(printf '+%.0s' $(seq 1 100)).mlenv
+cp cluster.mlenv "$long" && git add "$long" && git commit -qm "a long name"
+head=$(git rev-parse HEAD)
+if "$mlenvc" plan "$long" --out plans-long > /dev/null 2> long.err; then fail "planned a name over 255 bytes"; fi
+unmoved long
+grep -q 'error\[E0604\]: a file name over 255 bytes: `plans-long/_inputs/%2B' long.err || { cat long.err; fail "the long name is not said"; }
+git rm -q "$long" && git commit -qm "no long name"
+# A sparse index (git sparse-checkout --sparse-index) that leaves the plan outside the cone.
+if git sparse-checkout init --cone --sparse-index 2> /dev/null; then
+  git sparse-checkout set docs 2> /dev/null
+  head=$(git rev-parse HEAD)
+  if "$mlenvc" plan cluster.mlenv > /dev/null 2> sparse.err; then fail "planned into a sparse index"; fi
+  unmoved sparse
+  git sparse-checkout disable
+fi
+
+# Nothing of the user's disk in a plan (issue #21 item 8): a source outside the work tree is
+# refused (E0605), and a site library import is recorded as MLENV_PATH/<path in its folder>.
+away=$(mktemp -d)  # outside the work tree, which is $tmp
+trap 'rm -rf "$tmp" "$away"' EXIT
+mkdir -p "$away/elsewhere" "$away/site"
+cp cluster.mlenv "$away/elsewhere/"
+set +e
+"$mlenvc" plan "$away/elsewhere/cluster.mlenv" > /dev/null 2> outside.err; status=$?
+set -e
+[ "$status" = 1 ] || fail "a source outside the work tree was planned (exit $status)"
+grep -q 'error\[E0605\]: the source .* is outside the work tree' outside.err || { cat outside.err; fail "E0605 for an outside source"; }
+printf 'import "std/images/pytorch"\nimage team extends pytorch.pytorch29 {\n  tag = "team"\n}\n' \
+  > "$away/site/teamimg.mlenv"
+sed -e 's|^import "std/profiles/h100".*|&\nimport "teamimg"|' -e 's/^  image    = ml-dev-env$/  image    = teamimg.team/' \
+  cluster.mlenv > sited.mlenv
+git add sited.mlenv && git commit -qm "a site image"
+# Its own plan directory: the env's name and namespace are cluster.mlenv's (E0609 otherwise).
+MLENV_PATH="$away/site" "$mlenvc" plan sited.mlenv --out plans-sited > sited.out 2>&1 || { cat sited.out; fail "plan with a site import"; }
+grep -rq "$away" plans-sited && { grep -rl "$away" plans-sited; fail "a local path in the plan"; }
+git log -1 --format=%B | grep -q "$away" && fail "a local path in the commit message"
+grep -q '"path": "MLENV_PATH/teamimg.mlenv"' plans-sited/_inputs/sited.mlenv.json ||
+  { cat plans-sited/_inputs/sited.mlenv.json; fail "the site import's recorded name"; }
+grep -q 'teamimg' sited.out && fail "the site import was called uncommitted"
 echo "e2e: ok"
