@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/apply/image_builder.h"
 #include "compiler/apply/records.h"
 #include "platforms/slurm/slurm_apply.h"
 
@@ -52,6 +53,7 @@ bool valid_trailer_value(std::string_view key, std::string_view value) {
   if (key == kParentTrailer) return is_object_name(value);
   if (key == kRuntimeTrailer) return hex_id(value);
   if (key == kPlanDirTrailer) return plan_directory(value);
+  if (key == kImageTrailer) return is_digest_reference(value) && value.front() != '-';
   return false;
 }
 
