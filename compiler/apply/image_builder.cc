@@ -39,6 +39,17 @@ std::string find_image_builder() {
   return "";
 }
 
+bool image_inputs_changed(const EnvPlan& env) {
+  if (!env.applied) return true;
+  if (env.runtime_tree != env.applied_runtime_tree) return true;
+  auto id_of = [](const PlanTree& tree, const std::string& path) -> std::optional<BlobId> {
+    const PlanEntry* entry = tree.find(path);
+    return entry == nullptr ? std::nullopt : std::optional<BlobId>(entry->id);
+  };
+  const std::string dockerfile = env.dir + "/Dockerfile";
+  return id_of(env.files, dockerfile) != id_of(env.applied_files, dockerfile);
+}
+
 std::vector<std::string> image_build_args(const std::string& dockerfile, const std::string& image,
                                           const std::string& context) {
   return {"build", "-f", dockerfile, "-t", image, context};

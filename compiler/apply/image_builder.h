@@ -8,7 +8,14 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/apply/steps.h"
+
 namespace mlenv::plan {
+
+/// Whether what goes into `env`'s image changed since its applied record: its Dockerfile or the
+/// mlenv-boot sources in `_runtime/` (or there is no record). Otherwise apply runs the image it
+/// ran last, so an unchanged apply neither rebuilds nor restarts anything for it.
+bool image_inputs_changed(const EnvPlan& env);
 
 /// The first of podman, buildah and docker on PATH, or "" when none is.
 std::string find_image_builder();

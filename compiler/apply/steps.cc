@@ -72,20 +72,6 @@ std::set<std::string> group_kinds(const PlanManifest& manifest) {
   return out;
 }
 
-// The build runs when what goes into the image changed since the last apply: the env's
-// Dockerfile or the mlenv-boot sources in `_runtime/` (or there is no record). Otherwise apply
-// reuses the ImageStreamTag's digest, so an unchanged apply neither rebuilds nor rolls pods.
-bool build_inputs_changed(const EnvPlan& env) {
-  if (!env.applied) return true;
-  if (env.runtime_tree != env.applied_runtime_tree) return true;
-  auto id_of = [](const PlanTree& tree, const std::string& path) -> std::optional<BlobId> {
-    const PlanEntry* entry = tree.find(path);
-    return entry == nullptr ? std::nullopt : std::optional<BlobId>(entry->id);
-  };
-  const std::string dockerfile = env.dir + "/Dockerfile";
-  return id_of(env.files, dockerfile) != id_of(env.applied_files, dockerfile);
-}
-
 const PlanObject* applied_object(const EnvPlan& env, const std::string& address) {
   if (!env.applied) return nullptr;
   for (const PlanObject& object : env.applied->objects) {
@@ -113,7 +99,7 @@ class EnvStepBuilder {
         applied_parent_(env.applied_parent.empty()
                             ? parent_
                             : applyset_parent_named(env.applied_parent, plan_.namespace_)),
-        rebuild_(build_inputs_changed(env)) {}
+        rebuild_(image_inputs_changed(env)) {}
 
   // Every object the record applied, last in first out, then (plain apply) the Secrets apply
   // created for the env and its ApplySet parent: the env leaves the cluster.

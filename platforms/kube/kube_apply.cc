@@ -83,7 +83,7 @@ std::optional<std::pair<std::string, std::string>> find_clients(const ApplyReque
 }
 
 // The record's `Image-Digest:` trailer: the digest the env's workloads ran by, where apply
-// pushed its image (an OpenShift build's digest is the ImageStreamTag's, read every apply).
+// pushed its image (a cluster's own build is asked for its digest at every apply).
 std::string image_trailers(const EnvPlan& env, const StepRunner& runner) {
   for (const PlanAction& action : env.manifest.actions) {
     if (action.action != "push") continue;
@@ -117,12 +117,11 @@ int run_work(Repository& repo, const ApplyRequest& request, const ApplyWork& wor
     }
     if (request.dry_run) continue;
     const bool recorded =
-        removed
-            ? record_destroyed(repo, env, request.steps.admin,
-                               "The env left the plan at " + to_hex(*head.commit) + ".",
-                               diagnostics)
-            : record_applied(repo, env, request.steps.admin, *head.commit, head_tree, diagnostics,
-                             image_trailers(env, runner));
+        removed ? record_destroyed(repo, env, request.steps.admin,
+                                   "The env left the plan at " + to_hex(*head.commit) + ".",
+                                   diagnostics)
+                : record_applied(repo, env, request.steps.admin, *head.commit, head_tree,
+                                 diagnostics, image_trailers(env, runner));
     if (!recorded) return 1;
   }
   return runner.run_failed() ? kExitRunFailed : 0;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "compiler/apply/image_builder.h"
 #include "compiler/plan/change.h"
 #include "compiler/plan/plan_json.h"
 #include "compiler/plan/plan_tree.h"
@@ -12,6 +11,7 @@
 #include "platforms/kube/day2/driver.h"
 #include "platforms/kube/kube_apply.h"
 #include "platforms/kube/replace_rules.h"
+#include "platforms/unit_run.h"
 
 namespace mlenv::platforms {
 
@@ -39,12 +39,6 @@ bool builds_image(const plan::PlanManifest& plan) {
   return std::any_of(plan.actions.begin(), plan.actions.end(), [](const plan::PlanAction& a) {
     return a.action == "build" || a.action == "push";
   });
-}
-
-// The image's name in the plan: the last part of its repository (`<registry>/<path>/<name>`).
-std::string image_name(const std::string& image) {
-  const std::string repository = plan::image_repository(image);
-  return repository.substr(repository.rfind('/') + 1);
 }
 
 // A change of `object` (at `address`) that only its image makes: no field of its file changes.
@@ -81,26 +75,16 @@ void KubeProvider::diff_unit(const plan::PlanTree& before, const plan::PlanTree&
   // A rebuilt image (its Dockerfile or mlenv-boot's `_runtime/` sources changed): apply builds
   // it again and runs it by its new digest (compiler/apply/steps.cc), so the plan lists the
   // rebuild as a change of the image, replaces every run of the env and rolls its dev env.
-  const std::string plan_json = prefix + "plan.json";
-  const bool dockerfile =
-      std::find(paths.begin(), paths.end(), prefix + "Dockerfile") != paths.end();
-  if (!(dockerfile || diff.runtime_changed) || before.find(plan_json) == nullptr) return;
-  std::optional<std::string> text = after.read(plan_json);
+  const std::string cause = image_rebuild_cause(before, after, unit, paths, diff);
+  if (cause.empty()) return;
+  std::optional<std::string> text = after.read(prefix + "plan.json");
   std::string error;
   std::optional<plan::PlanManifest> plan =
       text ? plan::parse_plan_json(*text, error) : std::nullopt;
   if (!plan || !builds_image(*plan)) return;
-  const std::string cause =
-      dockerfile ? "the Dockerfile changed" : "mlenv-boot's sources (`_runtime/`) changed";
   for (const plan::PlanAction& action : plan->actions) {
-    if (action.action != "build" && action.action != "push") continue;
-    plan::Change image;
-    image.kind = "Image";
-    image.address = prefix + "Image/" + image_name(action.image);
-    image.action = plan::Action::Update;
-    image.file = prefix + "Dockerfile";
-    image.notes.push_back("rebuild image " + action.image + ": " + cause);
-    diff.changes.push_back(std::move(image));
+    if (action.action == "build" || action.action == "push")
+      diff.changes.push_back(image_rebuild(unit, action.image, cause));
   }
   for (const plan::PlanObject& object : plan->objects) {
     const bool run = is_run_kind(object.kind);
