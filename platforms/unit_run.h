@@ -25,4 +25,17 @@ void diff_unit_run(const plan::PlanTree& before, const plan::PlanTree& after,
                    const std::string& unit, const std::vector<std::string>& paths,
                    const UnitRun& run, plan::PlanDiff& diff);
 
+/// Why the image unit `unit` builds (its plan.json's action `image`, "" for none) is built
+/// again, or "" when it is not: its Dockerfile is among `paths`, or a file of `_runtime/`
+/// changed (`diff.runtime_changed`: mlenv-boot's sources are in every image). Only for a unit
+/// planned before and after.
+std::string image_rebuild_cause(const plan::PlanTree& before, const plan::PlanTree& after,
+                                const std::string& unit, const std::vector<std::string>& paths,
+                                const plan::PlanDiff& diff);
+
+/// The plan's line of a rebuilt image, `~ <unit>/Image/<name>` (`name`: the last part of the
+/// image's repository) noting `rebuild image <image>: <cause>`.
+plan::Change image_rebuild(const std::string& unit, const std::string& image,
+                           const std::string& cause);
+
 }  // namespace mlenv::platforms

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "compiler/apply/image_builder.h"
 #include "compiler/apply/records.h"
 #include "platforms/slurm/slurm_apply.h"
+#include "platforms/slurm/slurm_image.h"
 
 namespace mlenv::plan {
 namespace {
@@ -49,9 +51,11 @@ bool is_slurm_job_id(std::string_view id) {
 
 bool valid_trailer_value(std::string_view key, std::string_view value) {
   if (key == kSlurmJobTrailer) return is_slurm_job_id(value);
+  if (key == kSlurmImageTrailer) return is_squashfs_path(value);
   if (key == kParentTrailer) return is_object_name(value);
   if (key == kRuntimeTrailer) return hex_id(value);
   if (key == kPlanDirTrailer) return plan_directory(value);
+  if (key == kImageTrailer) return is_digest_reference(value) && value.front() != '-';
   return false;
 }
 

@@ -17,9 +17,9 @@ bool is_object_name(std::string_view name);
 bool is_slurm_job_id(std::string_view id);
 
 /// The value of record trailer `key` (`Slurm-Job: `, `ApplySet-Parent: `, `Runtime-Tree: `,
-/// `Plan-Directory: `) is one mlenvc writes: a job id; an object name; a git object id (40 or 64
-/// hex digits); a relative path without `..`, a leading `-`, or control bytes. Unknown keys
-/// accept nothing.
+/// `Plan-Directory: `, `Image-Digest: `) is one mlenvc writes: a job id; an object name; a git
+/// object id (40 or 64 hex digits); a relative path without `..`, a leading `-`, or control
+/// bytes; an image by digest. Unknown keys accept nothing.
 bool valid_trailer_value(std::string_view key, std::string_view value);
 
 }  // namespace mlenv::plan

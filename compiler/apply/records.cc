@@ -45,6 +45,7 @@ void load_applied_record(Repository& repo, bool admin, EnvPlan& env) {
   const std::string message = repo.commit_message(*applied);
   env.applied_runtime_tree = trailer(message, kRuntimeTrailer);
   env.applied_parent = trailer(message, kParentTrailer);
+  env.applied_image = trailer(message, kImageTrailer);
   // Records written before parents named the program name none: their objects carry the id of
   // `applyset-<env>`.
   if (env.applied_parent.empty()) env.applied_parent = "applyset-" + env.manifest.env;

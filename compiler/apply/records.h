@@ -18,6 +18,10 @@ inline constexpr std::string_view kRuntimeTrailer = "Runtime-Tree: ";
 /// The trailer naming the ApplySet parent ConfigMap whose id labels the record's objects.
 inline constexpr std::string_view kParentTrailer = "ApplySet-Parent: ";
 
+/// The trailer naming the image, by digest, that the record's workloads ran (where apply
+/// pushed it): a later apply that rebuilds nothing runs the same digest.
+inline constexpr std::string_view kImageTrailer = "Image-Digest: ";
+
 /// `refs/mlenv/applied/`, or `refs/mlenv/applied-admin/` for --admin.
 const char* applied_refs(bool admin);
 

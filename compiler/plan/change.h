@@ -73,6 +73,9 @@ struct PlanDiff {
   std::size_t inputs_changed = 0;  ///< env dirs whose only change is plan.json (input digests)
   /// Env copies of shared objects that came or went with their envs, the objects unchanged.
   std::size_t shared_copies = 0;
+  /// A file of `_runtime/` changed: mlenv-boot's sources, which every image mlenvc builds
+  /// holds, so providers rebuild them (set before any env is diffed).
+  bool runtime_changed = false;
 
   std::size_t count(Action action) const;
   /// True when the two plans are byte-for-byte equal.

@@ -11,6 +11,7 @@
 #include "compiler/plan/plan_json.h"
 #include "compiler/plan/pod_claims.h"
 #include "compiler/plan/yaml_fields.h"
+#include "platforms/common/dockerfile.h"
 #include "platforms/provider.h"
 
 namespace mlenv::plan {
@@ -257,6 +258,8 @@ PlanDiff diff_plans(const PlanTree& before, const PlanTree& after) {
       // Files beside the envs (`_runtime/` sources) are listed; the pull request shows them.
       Action action = !had ? Action::Create : !has ? Action::Delete : Action::Update;
       diff.files.push_back({path, action, {}, {}});
+      diff.runtime_changed =
+          diff.runtime_changed || path.starts_with(target::kRuntimeDir + std::string("/"));
     } else {
       changed[std::string(unit)].push_back(path);
     }
@@ -274,6 +277,15 @@ PlanDiff diff_plans(const PlanTree& before, const PlanTree& after) {
       if (a->second.id != b->second.id) note(a->first);
       ++a;
       ++b;
+    }
+  }
+  // New mlenv-boot sources reach every env's image: its provider says what that rebuilds.
+  if (diff.runtime_changed) {
+    for (const auto& [path, entry] : after.entries()) {
+      std::string_view unit = unit_of(path);
+      if (!unit.empty() && path == std::string(unit) + "/plan.json" &&
+          !is_admin_unit(std::string(unit)))
+        changed.try_emplace(std::string(unit));
     }
   }
   for (const auto& [unit, paths] : changed) diff_unit(before, after, unit, paths, diff);

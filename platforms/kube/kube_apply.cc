@@ -82,6 +82,17 @@ std::optional<std::pair<std::string, std::string>> find_clients(const ApplyReque
   return std::pair{kubectl, oc};
 }
 
+// The record's `Image-Digest:` trailer: the digest the env's workloads ran by, where apply
+// pushed its image (a cluster's own build is asked for its digest at every apply).
+std::string image_trailers(const EnvPlan& env, const StepRunner& runner) {
+  for (const PlanAction& action : env.manifest.actions) {
+    if (action.action != "push") continue;
+    std::string digest = runner.digest(action.image);
+    if (!digest.empty()) return std::string(kImageTrailer) + digest + "\n";
+  }
+  return "";
+}
+
 // Runs every env's preflight, then its steps, recording each env applied or destroyed; the
 // exit status.
 int run_work(Repository& repo, const ApplyRequest& request, const ApplyWork& work,
@@ -106,11 +117,11 @@ int run_work(Repository& repo, const ApplyRequest& request, const ApplyWork& wor
     }
     if (request.dry_run) continue;
     const bool recorded =
-        removed
-            ? record_destroyed(repo, env, request.steps.admin,
-                               "The env left the plan at " + to_hex(*head.commit) + ".",
-                               diagnostics)
-            : record_applied(repo, env, request.steps.admin, *head.commit, head_tree, diagnostics);
+        removed ? record_destroyed(repo, env, request.steps.admin,
+                                   "The env left the plan at " + to_hex(*head.commit) + ".",
+                                   diagnostics)
+                : record_applied(repo, env, request.steps.admin, *head.commit, head_tree,
+                                 diagnostics, image_trailers(env, runner));
     if (!recorded) return 1;
   }
   return runner.run_failed() ? kExitRunFailed : 0;

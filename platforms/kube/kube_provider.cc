@@ -11,6 +11,7 @@
 #include "platforms/kube/day2/driver.h"
 #include "platforms/kube/kube_apply.h"
 #include "platforms/kube/replace_rules.h"
+#include "platforms/unit_run.h"
 
 namespace mlenv::platforms {
 
@@ -40,6 +41,17 @@ bool builds_image(const plan::PlanManifest& plan) {
   });
 }
 
+// A change of `object` (at `address`) that only its image makes: no field of its file changes.
+plan::Change workload_change(const plan::PlanObject& object, const std::string& address,
+                             plan::Action action) {
+  plan::Change change;
+  change.address = address;
+  change.kind = object.kind;
+  change.action = action;
+  change.file = address.substr(0, address.size() - object.address.size()) + object.file;
+  return change;
+}
+
 }  // namespace
 
 void KubeProvider::diff_unit(const plan::PlanTree& before, const plan::PlanTree& after,
@@ -60,31 +72,41 @@ void KubeProvider::diff_unit(const plan::PlanTree& before, const plan::PlanTree&
       change.notes.push_back("a new run: boot.json changed (mlenv-boot reads it once)");
     }
   }
-  // A rebuilt image is a new run: apply deletes and re-creates every run of the env, which
-  // runs the image by its new digest (compiler/apply/steps.cc), so the plan says so.
-  const std::string plan_json = prefix + "plan.json";
-  const bool rebuilt = std::find(paths.begin(), paths.end(), prefix + "Dockerfile") != paths.end();
-  if (!rebuilt || before.find(plan_json) == nullptr) return;
-  std::optional<std::string> text = after.read(plan_json);
+  // A rebuilt image (its Dockerfile or mlenv-boot's `_runtime/` sources changed): apply builds
+  // it again and runs it by its new digest (compiler/apply/steps.cc), so the plan lists the
+  // rebuild as a change of the image, replaces every run of the env and rolls its dev env.
+  const std::string cause = image_rebuild_cause(before, after, unit, paths, diff);
+  if (cause.empty()) return;
+  std::optional<std::string> text = after.read(prefix + "plan.json");
   std::string error;
   std::optional<plan::PlanManifest> plan =
       text ? plan::parse_plan_json(*text, error) : std::nullopt;
   if (!plan || !builds_image(*plan)) return;
-  const std::string why = "its image is rebuilt: the Dockerfile changed";
+  for (const plan::PlanAction& action : plan->actions) {
+    if (action.action == "build" || action.action == "push")
+      diff.changes.push_back(image_rebuild(unit, action.image, cause));
+  }
   for (const plan::PlanObject& object : plan->objects) {
-    if (!is_run_kind(object.kind)) continue;
+    const bool run = is_run_kind(object.kind);
+    if (!run && object.kind != "StatefulSet") continue;
     const std::string address = prefix + object.address;
     auto it =
         std::find_if(diff.changes.begin() + static_cast<std::ptrdiff_t>(first), diff.changes.end(),
                      [&](const plan::Change& c) { return c.address == address; });
+    if (!run) {
+      if (it == diff.changes.end()) {
+        diff.changes.push_back(workload_change(object, address, plan::Action::Update));
+        it = diff.changes.end() - 1;
+      }
+      if (it->action == plan::Action::Update)
+        it->notes.push_back("rolls the pods: its image is rebuilt");
+      continue;
+    }
+    const std::string why = "its image is rebuilt: " + cause;
     if (it == diff.changes.end()) {
-      plan::Change run;
-      run.address = address;
-      run.kind = object.kind;
-      run.action = plan::Action::Replace;
-      run.reason = why;
-      run.file = prefix + object.file;
-      diff.changes.push_back(std::move(run));
+      plan::Change replaced = workload_change(object, address, plan::Action::Replace);
+      replaced.reason = why;
+      diff.changes.push_back(std::move(replaced));
     } else if (it->action == plan::Action::Replace) {
       it->notes.push_back(why);
     } else if (it->action == plan::Action::Update) {

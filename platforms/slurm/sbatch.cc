@@ -105,8 +105,17 @@ std::string container_options(const BatchJob& job) {
     s += "mkdir -p " + dir + "\n";
     s += "mounts+=," + dir + shell_quote(":" + m.target) + "\n";
   }
-  std::string image = job.squashfs_in_envdir ? "\"$envdir\"/" + shell_quote(job.container_image)
-                                             : shell_quote(job.container_image);
+  std::string image = shell_quote(job.container_image);
+  if (job.squashfs_in_envdir) {
+    // mlenvc apply passes the squashfs it imported, named by the image's ID, as the second
+    // argument: a job that waited in the queue runs the image apply built for it.
+    s += "image=${2:-" + image + "}\n";
+    s += "case $image in\n";
+    s += "  /* | *..*) echo \"mlenv: $image is not a file of the env's directory\" >&2; exit 78 "
+         ";;\n";
+    s += "esac\n";
+    image = "\"$envdir/$image\"";
+  }
   s += "container=(--container-image=" + image +
        " --container-mounts=\"$mounts\" --no-container-entrypoint)\n";
   return s;

@@ -32,8 +32,9 @@ struct BatchJob {
   std::string logs_dir;            ///< relative to the submit directory
   std::string config;              ///< boot.json's name in the submit directory
   /// What pyxis runs the env in: an enroot URI (`registry#team/name:tag`) pulled by pyxis, or
-  /// with `squashfs_in_envdir` a squashfs file's name in the env directory (`enroot import`);
-  /// "": the env runs on the host.
+  /// with `squashfs_in_envdir` a squashfs file's name in the env directory (`enroot import`),
+  /// which the script's second argument replaces (the one apply imported); "": the env runs on
+  /// the host.
   std::string container_image;
   bool squashfs_in_envdir = false;
   std::vector<Mount> mounts;  ///< besides the env directory, which holds boot.json

@@ -5,8 +5,10 @@
 #include <map>
 #include <thread>
 
+#include "compiler/apply/image_builder.h"
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
+#include "platforms/slurm/slurm_image.h"
 #include "platforms/slurm/slurm_jobs.h"
 #include "platforms/slurm/slurm_pin.h"
 
@@ -36,17 +38,30 @@ int wait_for_job(const ApplyRequest& request, const std::string& unit, const std
   return kExitRunFailed;
 }
 
+// The value of trailer `key` in the env's last apply, "" when it has none.
+std::string recorded(const Repository& repo, const EnvPlan& env, std::string_view key) {
+  return env.applied_commit ? trailer(repo.commit_message(*env.applied_commit), key) : "";
+}
+
 // The Slurm job of the env's last apply, "" when it has none.
 std::string recorded_job(const Repository& repo, const EnvPlan& env) {
-  return env.applied_commit ? trailer(repo.commit_message(*env.applied_commit), kSlurmJobTrailer)
-                            : "";
+  return recorded(repo, env, kSlurmJobTrailer);
+}
+
+// The record's trailers: the job, and the squashfs it runs when apply imported one.
+std::string job_trailers(const std::string& id, const std::string& image) {
+  std::string out = std::string(kSlurmJobTrailer) + id + "\n";
+  if (!image.empty()) out += std::string(kSlurmImageTrailer) + image + "\n";
+  return out;
 }
 
 // The files of the env's job (every file of its directory but plan.json, whose input digests
 // change with any edit of the source, a comment too) are those its record applied: the same
-// script, boot.json and Dockerfile, so the recorded job is still this env's run.
-bool job_files_unchanged(const EnvPlan& env) {
+// script, boot.json and Dockerfile, and for an image apply builds the same `_runtime/`, so the
+// recorded job is still this env's run.
+bool job_files_unchanged(const EnvPlan& env, const PlanAction& action) {
   if (!env.applied_commit) return false;
+  if (!action.image.empty() && image_inputs_changed(env)) return false;
   const std::string plan_json = env.dir + "/plan.json";
   auto job_files = [&plan_json](const PlanTree& tree) {
     std::map<std::string, BlobId> files;
@@ -95,22 +110,32 @@ int submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
                const ObjectId& head_tree, const std::string& workdir, const EnvPlan& env,
                const PlanAction& action, std::ostream& out, Diagnostics& diagnostics) {
   const std::string previous = recorded_job(repo, env);
-  if (!previous.empty() && job_files_unchanged(env)) {
+  const std::string previous_image = recorded(repo, env, kSlurmImageTrailer);
+  if (!previous.empty() && job_files_unchanged(env, action)) {
     out << env.unit << ": unchanged, Slurm job " << previous << '\n';
     if (request.dry_run) return 0;
     // A new plan.json (input digests) is recorded, still naming the job.
     if (repo.subtree(head_tree, env.dir) != repo.commit_tree(*env.applied_commit) &&
         !record_applied(repo, env, false, *head.commit, head_tree, diagnostics,
-                        std::string(kSlurmJobTrailer) + previous + "\n"))
+                        job_trailers(previous, previous_image)))
       return 1;
     return request.steps.wait ? wait_for_job(request, env.unit, previous, out, diagnostics) : 0;
   }
-  if (!previous.empty() && !cancel_replaced_job(request, env, previous, out, diagnostics)) return 1;
   const std::string dir = workdir + "/" + env.dir;
+  // The image before the old job is cancelled: it runs on while the new image is built and
+  // imported, and a job is never submitted before its image is there.
+  std::string image;
+  if (!action.image.empty()) {
+    std::optional<std::string> imported =
+        slurm_image(request, env, previous_image, dir, action, out, diagnostics);
+    if (!imported) return 1;
+    image = *imported;
+  }
+  if (!previous.empty() && !cancel_replaced_job(request, env, previous, out, diagnostics)) return 1;
   const PlanEntry* config = env.files.find(env.dir + "/" + std::string(kSlurmBootConfig));
   const std::string pinned = config ? pinned_config_path(config->id) : "";
   out << (request.dry_run ? "Would submit " : "Submitting ") << env.unit << ": "
-      << shell_words(slurm::submit_command("sbatch", dir, action.script, pinned)) << '\n';
+      << shell_words(slurm::submit_command("sbatch", dir, action.script, pinned, image)) << '\n';
   if (request.dry_run) return 0;
   std::string error;
   if (!pin_boot_config(env, dir, error)) {
@@ -118,8 +143,8 @@ int submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
                        "the job would read boot.json when it starts; nothing was submitted");
     return 1;
   }
-  std::optional<std::string> id =
-      slurm::submit(dir, action.script, pinned, *parse_duration(request.steps.timeout), error);
+  std::optional<std::string> id = slurm::submit(dir, action.script, pinned, image,
+                                                *parse_duration(request.steps.timeout), error);
   if (!id) {
     diagnostics.report(Code::E0730, {}, env.unit + ": " + error,
                        "sbatch's message above says why; nothing was recorded");
@@ -127,7 +152,7 @@ int submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
   }
   out << "Submitted " << env.unit << " as Slurm job " << *id << '\n';
   if (!record_applied(repo, env, false, *head.commit, head_tree, diagnostics,
-                      std::string(kSlurmJobTrailer) + *id + "\n"))
+                      job_trailers(*id, image)))
     return 1;
   return request.steps.wait ? wait_for_job(request, env.unit, *id, out, diagnostics) : 0;
 }

@@ -62,10 +62,12 @@ std::optional<std::string> parse_job_id(std::string_view parsable) {
 }
 
 std::vector<std::string> submit_command(const std::string& sbatch, const std::string& env_dir,
-                                        const std::string& script, const std::string& config) {
+                                        const std::string& script, const std::string& config,
+                                        const std::string& image) {
   std::vector<std::string> argv = {sbatch, "--parsable", "--chdir=" + env_dir,
                                    env_dir + "/" + script};
   if (!config.empty()) argv.push_back(config);
+  if (!config.empty() && !image.empty()) argv.push_back(image);
   return argv;
 }
 
@@ -185,15 +187,15 @@ bool cancel(const std::string& job_id, int timeout_seconds) {
 }
 
 std::optional<std::string> submit(const std::string& env_dir, const std::string& script,
-                                  const std::string& config, int timeout_seconds,
-                                  std::string& error) {
+                                  const std::string& config, const std::string& image,
+                                  int timeout_seconds, std::string& error) {
   std::optional<std::string> sbatch = find_on_path("sbatch");
   if (!sbatch) {
     error = "`sbatch` is not on PATH: apply Slurm envs from a host of the cluster";
     return std::nullopt;
   }
-  RunResult result =
-      run_command(submit_command(*sbatch, env_dir, script, config), "", timeout_seconds, true);
+  RunResult result = run_command(submit_command(*sbatch, env_dir, script, config, image), "",
+                                 timeout_seconds, true);
   if (result.status != 0) {
     error = "sbatch exited with status " + std::to_string(result.status);
     return std::nullopt;

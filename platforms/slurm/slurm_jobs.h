@@ -15,11 +15,13 @@ namespace mlenv::plan::slurm {
 /// when the output is not that.
 std::optional<std::string> parse_job_id(std::string_view parsable);
 
-/// `sbatch --parsable --chdir=<env_dir> <env_dir>/<script> [<config>]`: the job's working
-/// directory is the env directory, where the script finds boot.json (or `config`, the copy apply
-/// checked, relative to it) and writes its logs.
+/// `sbatch --parsable --chdir=<env_dir> <env_dir>/<script> [<config> [<image>]]`: the job's
+/// working directory is the env directory, where the script finds boot.json (or `config`, the
+/// copy apply checked, relative to it) and the squashfs `image` apply imported, and writes its
+/// logs.
 std::vector<std::string> submit_command(const std::string& sbatch, const std::string& env_dir,
-                                        const std::string& script, const std::string& config = "");
+                                        const std::string& script, const std::string& config = "",
+                                        const std::string& image = "");
 
 /// Where a job is, as Slurm says it (`PENDING`, `RUNNING`, `COMPLETED`, `FAILED`, ...).
 struct JobState {
@@ -83,10 +85,10 @@ std::optional<JobState> job_state(const std::string& job_id, int timeout_seconds
 /// Cancels the job with the scancel on PATH; false when scancel is missing or fails.
 bool cancel(const std::string& job_id, int timeout_seconds);
 
-/// Submits the env's script (with `config` as its argument unless empty); the job id, or nullopt
-/// with the reason in `error`.
+/// Submits the env's script (submit_command's arguments); the job id, or nullopt with the
+/// reason in `error`.
 std::optional<std::string> submit(const std::string& env_dir, const std::string& script,
-                                  const std::string& config, int timeout_seconds,
-                                  std::string& error);
+                                  const std::string& config, const std::string& image,
+                                  int timeout_seconds, std::string& error);
 
 }  // namespace mlenv::plan::slurm

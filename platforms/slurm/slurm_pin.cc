@@ -28,7 +28,12 @@ bool real_directory(const std::string& path, std::string& error) {
 }  // namespace
 
 std::string pinned_config_path(const BlobId& id) {
-  return "logs/.applied/boot-" + to_hex(id) + ".json";
+  return std::string(kAppliedDir) + "/boot-" + to_hex(id) + ".json";
+}
+
+bool make_applied_dir(const std::string& env_dir, std::string& error) {
+  return real_directory(env_dir + "/logs", error) &&
+         real_directory(env_dir + "/" + std::string(kAppliedDir), error);
 }
 
 std::optional<std::string> pin_boot_config(const EnvPlan& env, const std::string& env_dir,
@@ -41,8 +46,7 @@ std::optional<std::string> pin_boot_config(const EnvPlan& env, const std::string
     return std::nullopt;
   }
   const std::string relative = pinned_config_path(entry->id);
-  if (!real_directory(env_dir + "/logs", error) ||
-      !real_directory(env_dir + "/logs/.applied", error) ||
+  if (!make_applied_dir(env_dir, error) ||
       !write_file_atomic(env_dir + "/" + relative, *bytes, 0644, error)) {
     return std::nullopt;
   }

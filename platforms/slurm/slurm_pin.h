@@ -20,6 +20,14 @@ inline constexpr std::string_view kSlurmBootConfig = "boot.json";
 /// different plans never share a file and a job's copy never changes under it.
 std::string pinned_config_path(const BlobId& id);
 
+/// Where apply keeps what a job reads besides its committed files, relative to the env
+/// directory: `logs/.applied` (git ignores logs/).
+inline constexpr std::string_view kAppliedDir = "logs/.applied";
+
+/// Makes `<env_dir>/logs/.applied` a real directory (a symbolic link on the way is refused);
+/// false with `error`.
+bool make_applied_dir(const std::string& env_dir, std::string& error);
+
 /// Writes `env`'s committed boot.json (HEAD's bytes, which apply checked) to pinned_config_path
 /// under the work-tree directory `env_dir`, through a temporary file and a rename, never through
 /// a symbolic link on the way; returns the relative path (the script's first argument), or

@@ -3,6 +3,12 @@
 
 #include "platforms/slurm/slurm_provider.h"
 
+#include <algorithm>
+
+#include "compiler/plan/change.h"
+#include "compiler/plan/plan_json.h"
+#include "compiler/plan/plan_tree.h"
+
 #include "platforms/slurm/slurm_apply.h"
 #include "platforms/slurm/slurm_env.h"
 #include "platforms/slurm/slurm_target.h"
@@ -43,6 +49,33 @@ void SlurmProvider::diff_unit(const plan::PlanTree& before, const plan::PlanTree
   const std::string env = unit.substr(unit.rfind('/') + 1);
   diff_unit_run(before, after, unit, paths, {"SlurmJob", env + ".sbatch", "run spec changed"},
                 diff);
+  // An image apply builds and imports (slurm_image.h) is built again: the plan lists it, and
+  // the job is submitted anew to run it, also when only `_runtime/` changed.
+  const std::string cause = image_rebuild_cause(before, after, unit, paths, diff);
+  if (cause.empty()) return;
+  std::optional<std::string> text = after.read(unit + "/plan.json");
+  std::string error;
+  std::optional<plan::PlanManifest> plan =
+      text ? plan::parse_plan_json(*text, error) : std::nullopt;
+  if (!plan) return;
+  for (const plan::PlanAction& action : plan->actions) {
+    if (action.action != "submit" || action.image.empty()) continue;
+    diff.changes.push_back(image_rebuild(unit, action.image, cause));
+    const std::string job = unit + "/SlurmJob/" + env;
+    auto it = std::find_if(diff.changes.begin(), diff.changes.end(),
+                           [&](const plan::Change& c) { return c.address == job; });
+    if (it != diff.changes.end()) {
+      it->notes.push_back("its image is rebuilt: " + cause);
+      continue;
+    }
+    plan::Change resubmit;
+    resubmit.address = job;
+    resubmit.kind = "SlurmJob";
+    resubmit.file = unit + "/" + env + ".sbatch";
+    resubmit.action = plan::Action::Replace;
+    resubmit.reason = "its image is rebuilt: " + cause;
+    diff.changes.push_back(std::move(resubmit));
+  }
 }
 
 }  // namespace

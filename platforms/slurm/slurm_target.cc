@@ -104,13 +104,20 @@ void check_script_values(const ir::Env& env, Diagnostics& diagnostics) {
   }
 }
 
-// apply submits the script (PLAN_JSON.md): the env has no objects, so after nothing.
-PlanActions plan_actions(const ir::Env& env) {
+// apply submits the script (PLAN_JSON.md): the env has no objects, so after nothing. An image
+// mlenvc builds (no `image.registry`) is built and imported by apply first: `image` is its
+// local name, `dockerfile` its Dockerfile relative to the output root.
+PlanActions plan_actions(const EnvLayout& layout) {
+  const ir::Env& env = *layout.env;
   PlanActions steps;
   Value& submit = steps.actions.push(Value::map());
   submit.set("action", "submit");
   submit.set("after", "");
   submit.set("script", script_name(env));
+  if (!env.on_host && env.image.registry.empty()) {
+    submit.set("image", layout.image_tag);
+    submit.set("dockerfile", layout.dir + "/Dockerfile");
+  }
   return steps;
 }
 
@@ -127,8 +134,9 @@ std::string image_note(const EnvLayout& layout) {
     return "build and push the image, pyxis pulls it: " + build + " && podman push " +
            layout.image_tag + " " + env.image.registry + "/" + layout.image_tag;
   }
-  return "build the image and import it for pyxis: " + build + " && enroot import -o " +
-         layout.dir + "/" + env.name + ".sqsh podman://" + layout.image_tag;
+  return "mlenvc apply builds the image and imports it for pyxis into " + layout.dir +
+         "/logs/.applied/ (by hand: " + build + " && enroot import -o " + layout.dir + "/" +
+         env.name + ".sqsh podman://" + layout.image_tag + ")";
 }
 
 // Where mlenv-boot finds its rank and rank 0 on Slurm: SLURM_NODEID, and the NodeAddr of the
@@ -170,10 +178,13 @@ EnvOutput render_env(const EnvLayout& layout, const PlanContext& context, bool t
     add_file(std::string(kEnvWorkspaceDir) + "/.gitignore", "*\n!.gitignore\n");
   }
   if (!env.on_host) add_file("Dockerfile", dockerfile(layout, build_command(layout)));
+  // A squashfs imported by hand beside the script stays out of git (apply refuses a plan
+  // directory with untracked files); apply imports into logs/.applied/.
+  if (!env.on_host && env.image.registry.empty()) add_file(".gitignore", "/*.sqsh\n");
   std::sort(listed.begin(), listed.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });
   out.files.push_back(
-      {layout.dir + "/plan.json", plan_json(layout, context, {}, listed, plan_actions(env))});
+      {layout.dir + "/plan.json", plan_json(layout, context, {}, listed, plan_actions(layout))});
   return out;
 }
 

@@ -42,9 +42,9 @@ struct ApplyFixture {
   }
   ~ApplyFixture() {
     setenv("PATH", saved_path.c_str(), 1);
-    for (const char* name :
-         {"MLENV_FAKE_LOG", "MLENV_FAKE_FAIL", "MLENV_FAKE_SLEEP", "MLENV_FAKE_SLEEP_ON",
-          "MLENV_FAKE_PIDS", "MLENV_FAKE_WRITE", "MLENV_FAKE_WRITE_VALUE", "MLENV_FAKE_REPLIES"}) {
+    for (const char* name : {"MLENV_FAKE_LOG", "MLENV_FAKE_FAIL", "MLENV_FAKE_SLEEP",
+                             "MLENV_FAKE_SLEEP_ON", "MLENV_FAKE_PIDS", "MLENV_FAKE_WRITE",
+                             "MLENV_FAKE_WRITE_VALUE", "MLENV_FAKE_REPLIES", "MLENV_FAKE_DIGEST"}) {
       unsetenv(name);
     }
   }
@@ -146,6 +146,30 @@ inline void make_kubernetes_run(ApplyFixture& f) {
       "\"image\": \"registry.example.com/ml/trainer:v1\", "
       "\"dockerfile\": \"barcelona/ml-dev-env/Dockerfile\"}",
       "{\"action\": \"complete\", \"after\": \"JobSet/trainer\"}"};
+  f.commit_plan();
+}
+
+// The typical env as the Kubernetes target plans a dev env: its StatefulSet runs the image it
+// pushes to `image.registry`, and apply waits for its rollout.
+inline void make_kubernetes_dev(ApplyFixture& f) {
+  std::vector<FakeObject> kept;
+  for (FakeObject& o : f.env.objects) {
+    if (o.kind == "ServiceAccount" || o.kind == "ConfigMap" || o.kind == "StatefulSet")
+      kept.push_back(o);
+  }
+  FakeObject& statefulset = kept.back();
+  const std::size_t image = statefulset.body.find(kTypicalImage);
+  statefulset.body.replace(image, std::string(kTypicalImage).size(),
+                           "registry.example.com/ml/trainer:v1");
+  f.env.objects = kept;
+  f.env.platform = "kubernetes";
+  f.env.secrets.clear();
+  f.env.grants.clear();
+  f.env.actions = {
+      "{\"action\": \"push\", \"after\": \"ServiceAccount/ml-dev-env-sa\", "
+      "\"image\": \"registry.example.com/ml/trainer:v1\", "
+      "\"dockerfile\": \"barcelona/ml-dev-env/Dockerfile\"}",
+      "{\"action\": \"rollout\", \"after\": \"StatefulSet/ml-dev-env\"}"};
   f.commit_plan();
 }
 

@@ -536,9 +536,10 @@ TEST_CASE("a changed run replaces its Job: delete with its pods first, then crea
   CHECK(count(f.commands(), "oc delete") == 0);
   f.env.files["Dockerfile"] += "RUN pip install deepspeed\n";
   f.commit_plan();
-  // The plan says so: the run is replaced, and only the run.
+  // The plan says so: the image is rebuilt and the run replaced, and nothing else.
   REQUIRE(f.planned.count(Action::Replace) == 1);
-  CHECK(f.planned.count(Action::Update) + f.planned.count(Action::Delete) == 0);
+  CHECK(f.planned.count(Action::Update) == 1);
+  CHECK(f.planned.count(Action::Delete) == 0);
   const Change& replaced =
       *std::find_if(f.planned.changes.begin(), f.planned.changes.end(),
                     [](const Change& c) { return c.action == Action::Replace; });
@@ -782,7 +783,9 @@ TEST_CASE("off OpenShift apply builds and pushes with the image builder, and wai
   CHECK(*build ==
         "podman build -f $TMP/plans/barcelona/ml-dev-env/Dockerfile -t "
         "registry.example.com/ml/trainer:v1 $TMP/plans");
-  CHECK(*(build + 1) == "podman push registry.example.com/ml/trainer:v1");
+  // podman writes the pushed manifest's digest to --digestfile (the stand-in does too).
+  REQUIRE((build + 1)->starts_with("podman push --digestfile="));
+  CHECK((build + 1)->ends_with(" registry.example.com/ml/trainer:v1"));
   // The image is pushed before the JobSet that runs it is applied.
   auto jobset = std::find_if(commands.begin(), commands.end(), [](const std::string& c) {
     return c.starts_with("kubectl get jobset trainer");
@@ -801,6 +804,104 @@ TEST_CASE("off OpenShift apply builds and pushes with the image builder, and wai
   f.commit_plan();
   REQUIRE(f.apply() == 0);
   CHECK(count(f.commands(), "kubectl delete jobsets.jobset.x-k8s.io -n nccl-test") == 1);
+}
+
+// kubelet pulls an image with imagePullPolicy IfNotPresent only when the node has none of that
+// name (kubernetes pkg/kubelet/images/image_manager.go, shouldPullImage): a tag pushed again is
+// never pulled again on a node that ran it, and a StatefulSet whose spec is byte for byte the
+// same rolls no pod. A digest names one image, so the workloads run the pushed digest.
+constexpr const char* kPushed =
+    "registry.example.com/ml/trainer@sha256:"
+    "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
+
+TEST_CASE("off OpenShift the workloads run the pushed image by its digest", "[apply]") {
+  ApplyFixture f;
+  std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/podman");
+  make_kubernetes_run(f);
+  REQUIRE(f.apply() == 0);
+  CHECK(count(f.commands(), "podman build ") == 1);
+  CHECK(count(f.commands(), "podman push ") == 1);
+  const std::string applied = applied_json(read_file(f.log), "JobSet");
+  CHECK(applied.find(image_field(kPushed)) != std::string::npos);
+  CHECK(applied.find("trainer:v1") == std::string::npos);
+  // The record keeps the digest: an apply that rebuilds nothing runs the same image.
+  const std::string record = message(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env");
+  CHECK(record.find(std::string("Image-Digest: ") + kPushed + "\n") != std::string::npos);
+
+  // A changed Dockerfile: the plan says the image is rebuilt and the run replaced, and apply
+  // builds, pushes and runs the new digest, exactly once.
+  f.env.files["Dockerfile"] += "RUN pip install numpy\n";
+  f.commit_plan();
+  auto rebuilt = std::find_if(f.planned.changes.begin(), f.planned.changes.end(),
+                              [](const Change& c) { return c.kind == "Image"; });
+  REQUIRE(rebuilt != f.planned.changes.end());
+  CHECK(rebuilt->address == "barcelona/ml-dev-env/Image/trainer");
+  CHECK(rebuilt->action == Action::Update);
+  REQUIRE(rebuilt->notes.size() == 1);
+  CHECK(rebuilt->notes[0] ==
+        "rebuild image registry.example.com/ml/trainer:v1: the Dockerfile changed");
+  setenv("MLENV_FAKE_DIGEST", "1111111111111111111111111111111111111111111111111111111111111111",
+         1);
+  REQUIRE(f.apply() == 0);
+  CHECK(count(f.commands(), "podman build ") == 1);
+  CHECK(count(f.commands(), "podman push ") == 1);
+  CHECK(count(f.commands(), "kubectl delete jobsets.jobset.x-k8s.io -n nccl-test") == 1);
+  CHECK(
+      applied_json(read_file(f.log), "JobSet")
+          .find(
+              "trainer@sha256:1111111111111111111111111111111111111111111111111111111111111111") !=
+      std::string::npos);
+}
+
+TEST_CASE("a dev env runs its pushed image by digest, kept until the image is rebuilt", "[apply]") {
+  ApplyFixture f;
+  std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/podman");
+  make_kubernetes_dev(f);
+  REQUIRE(f.apply() == 0);
+  CHECK(applied_json(read_file(f.log), "StatefulSet").find(image_field(kPushed)) !=
+        std::string::npos);
+  // An unchanged image: no build, no push, and the StatefulSet keeps the recorded digest (the
+  // tag would roll its pods back to whatever the node cached).
+  object(f.env, "ConfigMap", "ml-dev-env-boot").body += "  other: x\n";
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  CHECK(count(f.commands(), "podman") == 0);
+  CHECK(applied_json(read_file(f.log), "StatefulSet").find(image_field(kPushed)) !=
+        std::string::npos);
+  // A rebuilt image rolls the pods: the plan says so, apply pushes once and applies the new
+  // digest.
+  f.env.files["Dockerfile"] += "RUN pip install numpy\n";
+  f.commit_plan();
+  auto rolled = std::find_if(f.planned.changes.begin(), f.planned.changes.end(),
+                             [](const Change& c) { return c.kind == "StatefulSet"; });
+  REQUIRE(rolled != f.planned.changes.end());
+  CHECK(rolled->action == Action::Update);
+  CHECK(std::find(rolled->notes.begin(), rolled->notes.end(),
+                  "rolls the pods: its image is rebuilt") != rolled->notes.end());
+  setenv("MLENV_FAKE_DIGEST", "2222222222222222222222222222222222222222222222222222222222222222",
+         1);
+  REQUIRE(f.apply() == 0);
+  CHECK(count(f.commands(), "podman push ") == 1);
+  CHECK(
+      applied_json(read_file(f.log), "StatefulSet")
+          .find(
+              "trainer@sha256:2222222222222222222222222222222222222222222222222222222222222222") !=
+      std::string::npos);
+}
+
+TEST_CASE("a push that reports no digest stops apply before any workload", "[apply]") {
+  ApplyFixture f;
+  // docker prints the digest instead of writing a file; this one prints none.
+  std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/docker");
+  const std::string saved = getenv("PATH");
+  setenv("PATH", (f.dir.path() + "/.bin:/usr/bin:/bin").c_str(), 1);
+  make_kubernetes_run(f);
+  const int status = f.apply();
+  setenv("PATH", saved.c_str(), 1);
+  CHECK(status == 1);
+  CHECK(f.err.find("error[E0712]: `push registry.example.com/ml/trainer:v1` printed no image "
+                   "digest") != std::string::npos);
+  CHECK(applied_json(read_file(f.log), "JobSet").empty());
 }
 
 TEST_CASE("without podman, buildah or docker apply prints the image build to run", "[apply]") {

@@ -166,8 +166,9 @@ TEST_CASE("a changed boot.json rolls a dev env's pods and is a new run", "[plan]
 }
 
 TEST_CASE("a rebuilt image replaces the env's runs, never silently", "[plan]") {
-  // apply deletes and re-creates a run whose image it rebuilds (compiler/apply/steps.cc): the
-  // plan lists that replacement, though the Job's own bytes are the same.
+  // apply builds the image again and runs it by its new digest (compiler/apply/steps.cc): it
+  // deletes and re-creates a run and rolls a dev env's pods, though their own bytes are the
+  // same. The plan lists the rebuild and both.
   FakeEnv env = typical_env();
   env.objects.push_back({"batch/v1", "Job", "trainer",
                          "spec:\n  template:\n    spec:\n      containers:\n      - name: main\n",
@@ -175,12 +176,33 @@ TEST_CASE("a rebuilt image replaces the env's runs, never silently", "[plan]") {
   PlanTree before = tree_from_output(render({env}));
   env.files["Dockerfile"] += "RUN pip install deepspeed\n";
   PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
-  REQUIRE(diff.changes.size() == 1);
-  CHECK(diff.changes[0].address == "barcelona/ml-dev-env/Job/trainer");
-  CHECK(diff.changes[0].action == Action::Replace);
-  CHECK(diff.changes[0].reason == "its image is rebuilt: the Dockerfile changed");
-  CHECK(diff.changes[0].file == "barcelona/ml-dev-env/job-trainer.yaml");
-  CHECK(summary_line(diff) == "Plan: 0 to create, 0 to update, 1 to replace, 0 to delete.");
+  REQUIRE(diff.changes.size() == 3);
+  CHECK(diff.changes[0].address == "barcelona/ml-dev-env/Image/ml-dev-env");
+  CHECK(diff.changes[0].action == Action::Update);
+  CHECK(diff.changes[1].address == "barcelona/ml-dev-env/Job/trainer");
+  CHECK(diff.changes[1].action == Action::Replace);
+  CHECK(diff.changes[1].reason == "its image is rebuilt: the Dockerfile changed");
+  CHECK(diff.changes[1].file == "barcelona/ml-dev-env/job-trainer.yaml");
+  CHECK(diff.changes[2].address == "barcelona/ml-dev-env/StatefulSet/ml-dev-env");
+  CHECK(diff.changes[2].action == Action::Update);
+  CHECK(text(diff).find("  ~ barcelona/ml-dev-env/Image/ml-dev-env\n"
+                        "      # rebuild image " +
+                        std::string(testing::kTypicalImage) + ": the Dockerfile changed\n") !=
+        std::string::npos);
+  CHECK(text(diff).find("  ~ barcelona/ml-dev-env/StatefulSet/ml-dev-env\n"
+                        "      # rolls the pods: its image is rebuilt\n") != std::string::npos);
+  CHECK(summary_line(diff) == "Plan: 0 to create, 2 to update, 1 to replace, 0 to delete.");
+  // mlenv-boot's sources are in every image: a change of `_runtime/` alone rebuilds it too.
+  target::Output output = render({env});
+  before = tree_from_output(output);
+  output.files.push_back({"_runtime/boot.cc", "int main() {}\n"});
+  diff = diff_plans(before, tree_from_output(output));
+  REQUIRE(diff.changes.size() == 3);
+  CHECK(diff.changes[0].notes ==
+        std::vector<std::string>{"rebuild image " + std::string(testing::kTypicalImage) +
+                                 ": mlenv-boot's sources (`_runtime/`) changed"});
+  CHECK(diff.changes[1].reason ==
+        "its image is rebuilt: mlenv-boot's sources (`_runtime/`) changed");
   // An env whose image apply does not build keeps its runs.
   FakeEnv prebuilt = env;
   prebuilt.actions.clear();

@@ -7,7 +7,9 @@
 # then removed). Fails when the arguments contain $MLENV_FAKE_FAIL; sleeps $MLENV_FAKE_SLEEP
 # seconds when they contain $MLENV_FAKE_SLEEP_ON (default `rollout`), appending its pid to
 # $MLENV_FAKE_PIDS when set; writes $MLENV_FAKE_WRITE_VALUE into the file $MLENV_FAKE_WRITE (to
-# move a ref behind apply's back).
+# move a ref behind apply's back). As podman or buildah, `push --digestfile=FILE` writes
+# `sha256:` and $MLENV_FAKE_DIGEST (64 hex digits, a fixed one by default) to FILE, as they do
+# after a push.
 PATH=/usr/bin:/bin
 log="${MLENV_FAKE_LOG:?}"
 # One write per call line (O_APPEND): calls running side by side (dev-session's port-forward
@@ -20,6 +22,12 @@ case " $* " in
   *"=/dev/stdin "*) hex=$(od -An -tx1 -v | tr -d ' \n')
     printf 'stdin-bytes: %s %s\n' "$((${#hex} / 2))" "$hex" >> "$log" ;;
 esac
+for a in "$@"; do
+  case "$a" in --digestfile=*)
+    printf 'sha256:%s' "${MLENV_FAKE_DIGEST:-fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210}" \
+      > "${a#--digestfile=}" ;;
+  esac
+done
 if [ -n "$MLENV_FAKE_SLEEP" ] && printf '%s' "$*" | grep -q -- "${MLENV_FAKE_SLEEP_ON:-rollout}"; then
   [ -z "$MLENV_FAKE_PIDS" ] || printf '%s\n' "$$" >> "$MLENV_FAKE_PIDS"
   # SIGTERM ends the sleep too, so a stopped stand-in leaves no process behind.

@@ -28,6 +28,11 @@ TEST_CASE("slurm.jobs: submit runs sbatch in the env directory") {
   CHECK(submit_command("/usr/bin/sbatch", "/plans/lab/ranks", "ranks.sbatch") ==
         std::vector<std::string>{"/usr/bin/sbatch", "--parsable", "--chdir=/plans/lab/ranks",
                                  "/plans/lab/ranks/ranks.sbatch"});
+  // The copy of boot.json apply checked, then the squashfs it imported (slurm_image.h).
+  CHECK(submit_command("sbatch", "/p", "r.sbatch", "logs/.applied/boot-1.json",
+                       "logs/.applied/image-2.sqsh") ==
+        std::vector<std::string>{"sbatch", "--parsable", "--chdir=/p", "/p/r.sbatch",
+                                 "logs/.applied/boot-1.json", "logs/.applied/image-2.sqsh"});
 }
 
 TEST_CASE("slurm.jobs: squeue and sacct states, finished or not") {
@@ -169,7 +174,7 @@ std::string read_file(const fs::path& path) {
 TEST_CASE("slurm.jobs: a real job is submitted, finishes, and leaves its logs", "[.real]") {
   fs::path dir = job_dir("hello", "srun bash -c 'echo \"hello from $SLURMD_NODENAME\"'\n");
   std::string error;
-  std::optional<std::string> id = submit(dir.string(), "hello.sbatch", "", 30, error);
+  std::optional<std::string> id = submit(dir.string(), "hello.sbatch", "", "", 30, error);
   INFO(error);
   REQUIRE(id);
   JobState state = wait_until(*id, [](const JobState& s) { return s.finished; });
@@ -182,7 +187,7 @@ TEST_CASE("slurm.jobs: a real job is submitted, finishes, and leaves its logs", 
 TEST_CASE("slurm.jobs: a real job is cancelled", "[.real]") {
   fs::path dir = job_dir("sleeper", "srun sleep 600\n");
   std::string error;
-  std::optional<std::string> id = submit(dir.string(), "sleeper.sbatch", "", 30, error);
+  std::optional<std::string> id = submit(dir.string(), "sleeper.sbatch", "", "", 30, error);
   INFO(error);
   REQUIRE(id);
   wait_until(*id, [](const JobState& s) { return s.state == "RUNNING"; });
@@ -197,7 +202,7 @@ TEST_CASE("slurm.jobs: a real job is cancelled", "[.real]") {
 TEST_CASE("slurm.jobs: a real job's nodes come back in rank order", "[.real]") {
   fs::path dir = job_dir("nodes", "srun sleep 600\n");
   std::string error;
-  std::optional<std::string> id = submit(dir.string(), "nodes.sbatch", "", 30, error);
+  std::optional<std::string> id = submit(dir.string(), "nodes.sbatch", "", "", 30, error);
   INFO(error);
   REQUIRE(id);
   JobState state = wait_until(*id, [](const JobState& s) { return s.state == "RUNNING"; });

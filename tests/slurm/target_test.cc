@@ -77,7 +77,15 @@ TEST_CASE("slurm.target: an env with an image runs in it through pyxis, with the
   target::Output out = render(env, diagnostics);
   REQUIRE_FALSE(diagnostics.has_errors());
   const std::string& script = find(out, "lab/ranks/ranks.sbatch")->content;
-  CHECK(contains(script, "--container-image=\"$envdir\"/'ranks.sqsh'"));
+  // pyxis runs the squashfs apply imported and passes as the second argument (by the image's
+  // ID, under logs/.applied/), else the one imported by hand beside the script, which git
+  // ignores: apply refuses a plan directory with untracked files (E0701).
+  CHECK(contains(script, "image=${2:-'ranks.sqsh'}\n"));
+  CHECK(contains(script, "--container-image=\"$envdir/$image\""));
+  CHECK(find(out, "lab/ranks/.gitignore")->content == "/*.sqsh\n");
+  const std::string& plan = find(out, "lab/ranks/plan.json")->content;
+  CHECK(contains(plan, "\"image\": \"ranks:"));
+  CHECK(contains(plan, "\"dockerfile\": \"lab/ranks/Dockerfile\""));
   CHECK(contains(script, "mounts+=',/lustre/team:/workspace'\n"));
   CHECK(contains(script, "#SBATCH --gpus-per-node=8\n#SBATCH --exclusive\n"));
   CHECK(find(out, "lab/ranks/Dockerfile"));

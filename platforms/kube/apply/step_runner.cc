@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "compiler/apply/image_builder.h"
 #include "compiler/apply/records.h"
 #include "compiler/base/sha256.h"
 #include "compiler/diag/render.h"
@@ -28,29 +29,6 @@ std::string random_bytes(int n) {
     filled += static_cast<std::size_t>(got);
   }
   return out;
-}
-
-// An image pinned by digest as the cluster reports one (`<repository>@sha256:<64 hex>`), the
-// only reply that may replace a workload's image: `oc get istag` printing the plan's own image
-// once made apply loop forever replacing it with itself.
-bool is_digest_reference(std::string_view reply) {
-  std::size_t at = reply.find("@sha256:");
-  if (at == 0 || at == std::string_view::npos) return false;
-  std::string_view hex = reply.substr(at + 8);
-  return hex.size() == 64 &&
-         std::all_of(hex.begin(), hex.end(),
-                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }) &&
-         std::none_of(reply.begin(), reply.begin() + static_cast<std::ptrdiff_t>(at), [](char c) {
-           return static_cast<unsigned char>(c) <= ' ' || c == '"' || c == '\\';
-         });
-}
-
-// The first of podman, buildah and docker on PATH, or "" when none is.
-std::string find_image_builder() {
-  for (const char* name : {"podman", "buildah", "docker"}) {
-    if (std::optional<std::string> path = find_on_path(name)) return *path;
-  }
-  return "";
 }
 
 // The whitespace-separated words of `text`.
@@ -86,6 +64,8 @@ bool StepRunner::run(const Step& step, const std::string& unit) {
       return check_grant(step);
     case StepKind::Build:
       return build(step);
+    case StepKind::Push:
+      return push(step);
     case StepKind::WaitJob:
       return wait_job(step);
     case StepKind::WaitRollout:
@@ -150,12 +130,6 @@ bool StepRunner::run_plain(const Step& step) {
     } else if (request_.dry_run) {
       suffix += " (image " + step.image + " by its built digest)";
     }
-  }
-  if (step.client == Client::ImageBuilder && image_builder_.empty()) {
-    // Nothing here can build images: the exact command, for someone who can.
-    show(argv(step.client, step.args),
-         " (no podman, buildah or docker on PATH: run it where one is)");
-    return true;
   }
   show(argv(step.client, step.args), suffix);
   return request_.dry_run || call(step, step.args, input, false).has_value();
@@ -244,6 +218,49 @@ bool StepRunner::build(const Step& step) {
   }
   digests_[step.image] = built->output;
   return true;
+}
+
+bool StepRunner::push(const Step& step) {
+  if (digests_.count(step.image) != 0) return true;  // pushed for an env before this one
+  if (!step.rebuild) {
+    digests_[step.image] = step.digest;
+    if (request_.dry_run)
+      out_ << "Image " << printable(step.image) << " unchanged: " << printable(step.digest) << '\n';
+    return true;
+  }
+  const std::vector<std::string> push_args =
+      image_push_args(image_builder_, step.image, "<digest file>");
+  if (image_builder_.empty() || request_.dry_run) {
+    // Nothing here can build images: the exact commands, for someone who can.
+    const char* why = image_builder_.empty()
+                          ? " (no podman, buildah or docker on PATH: run it where one is)"
+                          : "";
+    show(argv(step.client, step.then), why);
+    show(argv(step.client, push_args), why);
+    return true;
+  }
+  show(argv(step.client, step.then));
+  if (!call(step, step.then, "", false)) return false;
+  DigestFile digest_file;
+  const std::vector<std::string> args =
+      image_push_args(image_builder_, step.image, digest_file.path());
+  show(argv(step.client, args));
+  std::optional<RunResult> pushed = call(step, args, "", true);
+  if (!pushed) return false;
+  out_ << printable(pushed->output, true);
+  std::string digest = pushed_digest(digest_file.text(), pushed->output);
+  if (digest.empty()) {
+    diagnostics_.report(Code::E0712, {}, "`" + shell_words(args) + "` printed no image digest",
+                        "the workloads run `" + step.subject + "` by the digest its push reports");
+    return false;
+  }
+  digests_[step.image] = digest_reference(step.image, digest);
+  return true;
+}
+
+std::string StepRunner::digest(const std::string& image) const {
+  auto it = digests_.find(image);
+  return it == digests_.end() ? "" : it->second;
 }
 
 std::string StepRunner::admission_refusal(const Step& step, const std::string& kind,

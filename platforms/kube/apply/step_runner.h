@@ -24,6 +24,9 @@ class StepRunner {
   /// Runs one step of the env `unit`; false when apply must stop (diagnostics reported).
   bool run(const Step& step, const std::string& unit);
 
+  /// The digest reference `image` ran by in this apply (built or recorded), "" when none.
+  std::string digest(const std::string& image) const;
+
   /// A run waited for ended Failed.
   bool run_failed() const { return run_failed_; }
 
@@ -39,6 +42,7 @@ class StepRunner {
   bool ensure_secret(const Step& step);
   bool check_grant(const Step& step);
   bool build(const Step& step);
+  bool push(const Step& step);
   bool wait_job(const Step& step);
   bool wait_rollout(const Step& step);
   /// The message of a FailedCreate event saying admission (Pod Security) refused the pods of

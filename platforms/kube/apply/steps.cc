@@ -4,6 +4,7 @@
 #include <map>
 
 #include "compiler/apply/applyset.h"
+#include "compiler/apply/image_builder.h"
 #include "compiler/base/file_system.h"
 #include "compiler/diag/render.h"
 #include "compiler/plan/change.h"
@@ -71,20 +72,6 @@ std::set<std::string> group_kinds(const PlanManifest& manifest) {
   return out;
 }
 
-// The build runs when what goes into the image changed since the last apply: the env's
-// Dockerfile or the mlenv-boot sources in `_runtime/` (or there is no record). Otherwise apply
-// reuses the ImageStreamTag's digest, so an unchanged apply neither rebuilds nor rolls pods.
-bool build_inputs_changed(const EnvPlan& env) {
-  if (!env.applied) return true;
-  if (env.runtime_tree != env.applied_runtime_tree) return true;
-  auto id_of = [](const PlanTree& tree, const std::string& path) -> std::optional<BlobId> {
-    const PlanEntry* entry = tree.find(path);
-    return entry == nullptr ? std::nullopt : std::optional<BlobId>(entry->id);
-  };
-  const std::string dockerfile = env.dir + "/Dockerfile";
-  return id_of(env.files, dockerfile) != id_of(env.applied_files, dockerfile);
-}
-
 const PlanObject* applied_object(const EnvPlan& env, const std::string& address) {
   if (!env.applied) return nullptr;
   for (const PlanObject& object : env.applied->objects) {
@@ -112,7 +99,7 @@ class EnvStepBuilder {
         applied_parent_(env.applied_parent.empty()
                             ? parent_
                             : applyset_parent_named(env.applied_parent, plan_.namespace_)),
-        rebuild_(build_inputs_changed(env)) {}
+        rebuild_(image_inputs_changed(env)) {}
 
   // Every object the record applied, last in first out, then (plain apply) the Secrets apply
   // created for the env and its ApplySet parent: the env leaves the cluster.
@@ -283,8 +270,9 @@ class EnvStepBuilder {
         if (Step step = build_step(action); !step.then.empty() || !step.args.empty())
           out_.steps.push_back(std::move(step));
         if (!action.image.empty()) images_.push_back(action.image);
-      } else if (action.action == "push" && rebuild_) {
-        push_steps(action);
+      } else if (action.action == "push") {
+        out_.steps.push_back(push_step(action));
+        images_.push_back(action.image);
       } else if (action.action == "rollout") {
         Step rollout;
         rollout.kind = StepKind::WaitRollout;
@@ -317,19 +305,23 @@ class EnvStepBuilder {
   }
 
   // Off OpenShift the client builds the image from the plan directory (the env's Dockerfile
-  // and `_runtime/`) and pushes it where the workloads pull it from; podman, buildah and docker
-  // take the same arguments. Only when the Dockerfile or `_runtime/` changed, as for a build.
-  void push_steps(const PlanAction& action) {
-    Step build;
-    build.client = Client::ImageBuilder;
-    build.waits = true;
-    build.subject = action.image;
-    build.args = {"build", "-f",         env_.plan_root + "/" + action.dockerfile,
-                  "-t",    action.image, env_.plan_root};
-    Step push = build;
-    push.args = {"push", action.image};
-    out_.steps.push_back(std::move(build));
-    out_.steps.push_back(std::move(push));
+  // and `_runtime/`) and pushes it where the workloads pull it from, then the workloads run it
+  // by the pushed digest. Only when the Dockerfile or `_runtime/` changed, as for a build, or
+  // when no digest of the image's repository is recorded; otherwise the recorded digest.
+  Step push_step(const PlanAction& action) const {
+    Step step;
+    step.kind = StepKind::Push;
+    step.client = Client::ImageBuilder;
+    step.waits = true;
+    step.subject = action.image;
+    step.image = action.image;
+    if (image_repository(env_.applied_image) == image_repository(action.image))
+      step.digest = env_.applied_image;
+    step.rebuild = rebuild_ || step.digest.empty();
+    step.then =
+        image_build_args(env_.plan_root + "/" + action.dockerfile, action.image, env_.plan_root);
+    step.args = {"push", action.image};
+    return step;
   }
 
   // `oc start-build` of a Binary BuildConfig needs the build context from the client

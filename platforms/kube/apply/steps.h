@@ -28,6 +28,7 @@ enum class StepKind {
   EnsureSecret,      ///< `get secret --ignore-not-found -o name`: empty output runs `then`
   CheckGrant,        ///< `auth can-i use ...`: "no" is E0711
   Build,             ///< read the ImageStreamTag's digest; build first when needed (`then`)
+  Push,              ///< build (`then`) and push (`args`) an image, reading the pushed digest
   WaitJob,           ///< poll the Job's or JobSet's conditions until Complete(d) or Failed
   WaitRollout,       ///< `rollout status` in rounds, reading admission refusals between them
   Notice,            ///< runs nothing: says `subject` (a claim apply keeps) where it stands
@@ -48,8 +49,12 @@ struct Step {
   int random_bytes = 0;
   bool random_hex = false;  ///< EnsureSecret: the random bytes as hex text
   bool rebuild = false;     ///< Build: the build inputs changed, or there is no applied record
-  /// Build: the image workloads name; Run: the image in `input` to replace by that image's digest.
+  /// Build, Push: the image workloads name; Run: the image in `input` to replace by that image's
+  /// digest.
   std::string image;
+  /// Push: the digest reference the last apply pushed (`<repository>@sha256:...`), which the
+  /// workloads run when nothing is rebuilt; "" when none is recorded.
+  std::string digest;
   std::string subject;  ///< what the step is about, for messages (`Job/trainer`, an SCC, a Secret)
 };
 
@@ -75,6 +80,9 @@ struct EnvPlan {
   /// The ApplySet parent named by the applied record (`applyset-<env>` for records written
   /// before parents named the program), whose id labels the objects that record applied.
   std::string applied_parent;
+  /// The image the applied record's workloads ran, by digest (`<repository>@sha256:...`), where
+  /// apply pushed one; "" when none.
+  std::string applied_image;
 };
 
 /// Options that shape the steps.
