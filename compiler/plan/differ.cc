@@ -276,6 +276,16 @@ PlanDiff diff_plans(const PlanTree& before, const PlanTree& after) {
       ++b;
     }
   }
+  // Every image copies mlenv-boot's sources in: when they change, apply rebuilds the image of
+  // every env, and each env's provider says what that does to its workloads.
+  const bool runtime = std::any_of(diff.files.begin(), diff.files.end(), [](const FileChange& f) {
+    return f.path.starts_with("_runtime/");
+  });
+  if (runtime) {
+    for (const std::string& unit : units_of(after)) {
+      if (!is_admin_unit(unit) && before.find(unit + "/plan.json") != nullptr) changed[unit];
+    }
+  }
   for (const auto& [unit, paths] : changed) diff_unit(before, after, unit, paths, diff);
   add_pod_claim_changes(before, after, diff);
   for (Change& change : diff.changes) {

@@ -1,6 +1,7 @@
 #include "platforms/kube/kube_provider.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "compiler/plan/change.h"
@@ -40,6 +41,28 @@ bool builds_image(const plan::PlanManifest& plan) {
   });
 }
 
+// Whether apply runs the built image by its digest (the build action names the image the
+// workloads reference, compiler/apply/steps.cc): a rebuild then changes the pod template of
+// every workload of the env, so a StatefulSet's pods roll.
+bool runs_built_digest(const plan::PlanManifest& plan) {
+  return std::any_of(plan.actions.begin(), plan.actions.end(), [](const plan::PlanAction& a) {
+    return a.action == "build" && !a.image.empty();
+  });
+}
+
+// Whether the mlenv-boot sources every image copies in (`_runtime/`) differ: apply then
+// rebuilds every image, as for a changed Dockerfile (compiler/apply/steps.cc).
+bool runtime_changed(const plan::PlanTree& before, const plan::PlanTree& after) {
+  auto runtime = [](const plan::PlanTree& tree) {
+    std::map<std::string, plan::BlobId> out;
+    for (const auto& [path, entry] : tree.entries()) {
+      if (path.starts_with("_runtime/")) out.emplace(path, entry.id);
+    }
+    return out;
+  };
+  return runtime(before) != runtime(after);
+}
+
 }  // namespace
 
 void KubeProvider::diff_unit(const plan::PlanTree& before, const plan::PlanTree& after,
@@ -61,35 +84,44 @@ void KubeProvider::diff_unit(const plan::PlanTree& before, const plan::PlanTree&
     }
   }
   // A rebuilt image is a new run: apply deletes and re-creates every run of the env, which
-  // runs the image by its new digest (compiler/apply/steps.cc), so the plan says so.
+  // runs the image by its new digest (compiler/apply/steps.cc), so the plan says so. A dev
+  // env's StatefulSet run by digest rolls its pods onto the new image.
   const std::string plan_json = prefix + "plan.json";
-  const bool rebuilt = std::find(paths.begin(), paths.end(), prefix + "Dockerfile") != paths.end();
-  if (!rebuilt || before.find(plan_json) == nullptr) return;
+  const bool dockerfile =
+      std::find(paths.begin(), paths.end(), prefix + "Dockerfile") != paths.end();
+  if (!dockerfile && !runtime_changed(before, after)) return;
+  if (before.find(plan_json) == nullptr) return;
   std::optional<std::string> text = after.read(plan_json);
   std::string error;
   std::optional<plan::PlanManifest> plan =
       text ? plan::parse_plan_json(*text, error) : std::nullopt;
   if (!plan || !builds_image(*plan)) return;
-  const std::string why = "its image is rebuilt: the Dockerfile changed";
+  const std::string why = dockerfile ? "its image is rebuilt: the Dockerfile changed"
+                                     : "its image is rebuilt: mlenv-boot's sources changed";
   for (const plan::PlanObject& object : plan->objects) {
-    if (!is_run_kind(object.kind)) continue;
+    const bool run = is_run_kind(object.kind);
+    if (!run && !(object.kind == "StatefulSet" && runs_built_digest(*plan))) continue;
     const std::string address = prefix + object.address;
     auto it =
         std::find_if(diff.changes.begin() + static_cast<std::ptrdiff_t>(first), diff.changes.end(),
                      [&](const plan::Change& c) { return c.address == address; });
     if (it == diff.changes.end()) {
-      plan::Change run;
-      run.address = address;
-      run.kind = object.kind;
-      run.action = plan::Action::Replace;
-      run.reason = why;
-      run.file = prefix + object.file;
-      diff.changes.push_back(std::move(run));
+      plan::Change change;
+      change.address = address;
+      change.kind = object.kind;
+      change.action = run ? plan::Action::Replace : plan::Action::Update;
+      if (run) change.reason = why;
+      if (!run) change.notes.push_back("rolls the pods: " + why);
+      change.file = prefix + object.file;
+      diff.changes.push_back(std::move(change));
     } else if (it->action == plan::Action::Replace) {
       it->notes.push_back(why);
-    } else if (it->action == plan::Action::Update) {
+    } else if (run) {
       it->action = plan::Action::Replace;
       it->reason = why;
+    } else if (std::none_of(it->notes.begin(), it->notes.end(),
+                            [](const std::string& n) { return n.starts_with("rolls the pods"); })) {
+      it->notes.push_back("rolls the pods: " + why);
     }
   }
 }

@@ -175,12 +175,30 @@ TEST_CASE("a rebuilt image replaces the env's runs, never silently", "[plan]") {
   PlanTree before = tree_from_output(render({env}));
   env.files["Dockerfile"] += "RUN pip install deepspeed\n";
   PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
-  REQUIRE(diff.changes.size() == 1);
+  REQUIRE(diff.changes.size() == 2);
   CHECK(diff.changes[0].address == "barcelona/ml-dev-env/Job/trainer");
   CHECK(diff.changes[0].action == Action::Replace);
   CHECK(diff.changes[0].reason == "its image is rebuilt: the Dockerfile changed");
   CHECK(diff.changes[0].file == "barcelona/ml-dev-env/job-trainer.yaml");
-  CHECK(summary_line(diff) == "Plan: 0 to create, 0 to update, 1 to replace, 0 to delete.");
+  // The StatefulSet runs the built image by digest (the build action names its image): a new
+  // digest is a new pod template, so its pods roll, and the plan says so.
+  CHECK(diff.changes[1].address == "barcelona/ml-dev-env/StatefulSet/ml-dev-env");
+  CHECK(diff.changes[1].action == Action::Update);
+  CHECK(diff.changes[1].notes ==
+        std::vector<std::string>{"rolls the pods: its image is rebuilt: the Dockerfile changed"});
+  CHECK(summary_line(diff) == "Plan: 0 to create, 1 to update, 1 to replace, 0 to delete.");
+  // mlenv-boot's sources go into every image: apply rebuilds them all when `_runtime/` changes
+  // (compiler/apply/steps.cc), though no env directory changed.
+  target::Output with_runtime = render({env});
+  with_runtime.files.push_back({"_runtime/boot.cc", "int main() {}\n"});
+  target::Output new_runtime = render({env});
+  new_runtime.files.push_back({"_runtime/boot.cc", "int main() { return 1; }\n"});
+  diff = diff_plans(tree_from_output(with_runtime), tree_from_output(new_runtime));
+  REQUIRE(diff.changes.size() == 2);
+  CHECK(diff.changes[0].reason == "its image is rebuilt: mlenv-boot's sources changed");
+  CHECK(diff.changes[1].notes ==
+        std::vector<std::string>{"rolls the pods: its image is rebuilt: mlenv-boot's sources "
+                                 "changed"});
   // An env whose image apply does not build keeps its runs.
   FakeEnv prebuilt = env;
   prebuilt.actions.clear();
