@@ -85,6 +85,7 @@ ir::Cluster lower_cluster(const Value& cluster, const std::string& env_name) {
   c.slurm = {text_at(&cluster, {"partition"}),     text_at(&cluster, {"account"}),
              text_at(&cluster, {"qos"}),           text_at(&cluster, {"time"}),
              text_at(&cluster, {"workspace_dir"}), text_at(&cluster, {"datasets_dir"})};
+  c.runtime = text_at(&cluster, {"runtime"});
   c.range = cluster.decl_range.valid() ? cluster.decl_range : cluster.range;
   return c;
 }

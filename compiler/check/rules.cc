@@ -276,6 +276,7 @@ const PlatformField kPlatformFields[] = {
     {false, {"time"}, {kSlurm}},
     {false, {"workspace_dir"}, {kSlurm}},
     {false, {"datasets_dir"}, {kSlurm}},
+    {false, {"runtime"}, {kLocal}},
     {true, {"storage"}, {kOpenShift, kKubernetes}},
     {true, {"queue"}, {kKubernetes}},
     {true, {"priority"}, {kKubernetes}},

@@ -135,6 +135,8 @@ struct Cluster {
   Security security;
   std::string topology;  ///< the scheduler's required topology level (a node label), "" for none
   Slurm slurm;
+  /// local: `podman`, `docker` or `host` for an env with an image; "" the first found on PATH.
+  std::string runtime;
   SourceRange range;  ///< the declaration
 };
 

@@ -51,9 +51,9 @@ std::vector<PlanAction> derived_actions(const std::vector<PlanObject>& objects) 
   std::vector<PlanAction> out;
   for (const PlanObject& object : objects) {
     if (object.kind == "BuildConfig")
-      out.push_back({"build", object.address, object.name, "", "", "", ""});
+      out.push_back({"build", object.address, object.name, "", "", "", "", ""});
     if (object.kind == "StatefulSet")
-      out.push_back({"rollout", object.address, "", "", "", "", ""});
+      out.push_back({"rollout", object.address, "", "", "", "", "", ""});
   }
   return out;
 }
@@ -105,7 +105,8 @@ void read_additions(const YAML::Node& root, PlanManifest& plan) {
                       optional_text(item, "image_stream_tag", ""),
                       optional_text(item, "image", ""),
                       optional_text(item, "dockerfile", ""),
-                      optional_text(item, "script", "")};
+                      optional_text(item, "script", ""),
+                      optional_text(item, "runtime", "")};
     if (action.action != "build" && action.action != "push" && action.action != "rollout" &&
         action.action != "complete" && action.action != "submit" && action.action != "start")
       throw std::runtime_error("unknown action `" + action.action + "`");

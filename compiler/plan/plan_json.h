@@ -59,6 +59,9 @@ struct PlanAction {
                            ///< push: the image built and pushed
   std::string dockerfile;  ///< push: the Dockerfile, relative to the plan directory
   std::string script;      ///< submit: the env's batch script, relative to its directory
+  /// start: what runs the nodes of an env with an image (`podman`, `docker`, `host`), "" for
+  /// the first container runtime on PATH; `image` and `dockerfile` as for push.
+  std::string runtime;
 };
 
 /// The parsed plan.json of one env directory.

@@ -50,6 +50,7 @@ void add_cluster(EnvText& t, const ir::Cluster& c) {
   t.add("cluster", c.name);
   t.add("cluster.platform", static_cast<long long>(c.platform));
   t.add("cluster.topology", c.topology);
+  if (!c.runtime.empty()) t.add("cluster.runtime", c.runtime);  // plans before it: unchanged
   t.add("cluster.slurm", {c.slurm.partition, c.slurm.account, c.slurm.qos, c.slurm.time});
   t.add("cluster.api", c.api);
   t.add("cluster.namespace", c.namespace_name);

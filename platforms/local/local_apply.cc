@@ -7,9 +7,12 @@
 #include <sstream>
 #include <thread>
 
+#include <yaml-cpp/yaml.h>
+
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
 #include "platforms/common/env_layout.h"
+#include "platforms/local/local_container.h"
 #include "platforms/local/local_drivers.h"
 #include "platforms/local/local_processes.h"
 #include "platforms/local/local_target.h"
@@ -79,6 +82,18 @@ bool run_files_unchanged(const EnvPlan& env) {
   return now.size() == then.size() && std::equal(now.begin(), now.end(), then.begin(), same);
 }
 
+// The containers of the env's nodes, where its last start ran them in containers: a container
+// whose client was killed keeps running, so they are removed by name once the sessions end.
+void remove_containers(const EnvPlan& env, const std::string& dir) {
+  const std::string runtime = platforms::local::recorded_runtime(dir);
+  if (runtime.empty()) return;
+  std::vector<std::string> names;
+  const int nodes = std::max(node_count(env), env.applied ? std::max(env.applied->nodes, 1) : 1);
+  for (int rank = 0; rank < nodes; ++rank)
+    names.push_back(platforms::local::container_name(env.unit, rank));
+  run_command(platforms::local::remove_command(runtime, names), "", 60, true);
+}
+
 // Ends the env's running nodes; false with E0706 when a process outlived SIGKILL.
 bool stop_env(const Repository& repo, const EnvPlan& env, const std::string& dir, bool dry_run,
               std::ostream& out, Diagnostics& diagnostics) {
@@ -86,7 +101,10 @@ bool stop_env(const Repository& repo, const EnvPlan& env, const std::string& dir
   if (sids.empty()) return true;
   out << (dry_run ? "Would stop " : "Stopping ") << sids.size() << " running node"
       << (sids.size() == 1 ? "" : "s") << " of " << env.unit << '\n';
-  if (dry_run || platforms::local::stop_sessions(sids, kStopGraceSeconds)) return true;
+  if (dry_run) return true;
+  const bool stopped = platforms::local::stop_sessions(sids, kStopGraceSeconds);
+  remove_containers(env, dir);
+  if (stopped) return true;
   diagnostics.report(Code::E0706, {}, env.unit + ": a process of its nodes did not end",
                      "see `mlenvc status " + env.unit + "`");
   return false;
@@ -119,14 +137,16 @@ int wait_for_nodes(const ApplyRequest& request, const EnvPlan& env, const std::s
   return status;
 }
 
-// Starts every node of `env` with a new job token and records the env applied.
+// Starts every node of `env` with a new job token and records the env applied: each
+// `command(rank)`.
+template <typename Command>
 int start_env(const ApplyContext& context, const EnvPlan& env, const std::string& dir,
-              const std::string& boot, std::ostream& out, Diagnostics& diagnostics) {
+              const Command& command, std::ostream& out, Diagnostics& diagnostics) {
   std::string error;
   std::optional<std::string> token = platforms::local::write_token(dir, error);
   std::string sessions;
   for (int rank = 0; token && rank < node_count(env); ++rank) {
-    std::optional<int> sid = platforms::local::start_node(dir, boot, rank, *token, error);
+    std::optional<int> sid = platforms::local::start_node(dir, command(rank), rank, *token, error);
     if (!sid) break;
     sessions += (sessions.empty() ? "" : " ") + std::to_string(*sid);
   }
@@ -142,6 +162,77 @@ int start_env(const ApplyContext& context, const EnvPlan& env, const std::string
     return 1;
   return context.request.steps.wait ? wait_for_nodes(context.request, env, dir, out, diagnostics)
                                     : 0;
+}
+
+// The env's `start` action (PLAN_JSON.md), or null in a plan without one.
+const PlanAction* start_action(const EnvPlan& env) {
+  for (const PlanAction& action : env.manifest.actions) {
+    if (action.action == "start") return &action;
+  }
+  return nullptr;
+}
+
+// What goes into the env's image changed since the last apply: its Dockerfile or the
+// mlenv-boot sources in `_runtime/` (or there is no record), the rule of an OpenShift build.
+bool image_inputs_changed(const EnvPlan& env, const PlanAction& start) {
+  if (!env.applied || env.runtime_tree != env.applied_runtime_tree) return true;
+  const std::string dockerfile = env.dir + "/Dockerfile";
+  const PlanEntry* now = env.files.find(dockerfile);
+  const PlanEntry* then = env.applied_files.find(dockerfile);
+  return now == nullptr || then == nullptr || now->id != then->id ||
+         env.applied_files.find(env.dir + "/plan.json") == nullptr || start.image.empty();
+}
+
+// The GPUs each node uses: boot.json's `gpus_per_node` (runtime/BOOT_CONFIG.md), 0 when the
+// committed file cannot be read.
+int gpus_per_node(const EnvPlan& env) {
+  std::optional<std::string> text = env.files.read(env.dir + "/boot.json");
+  try {
+    return text ? YAML::Load(*text)["gpus_per_node"].as<int>(0) : 0;
+  } catch (const YAML::Exception&) {
+    return 0;
+  }
+}
+
+// Builds the env's image when its inputs changed, then starts one container per node.
+int start_containers(const ApplyContext& context, const EnvPlan& env, const std::string& dir,
+                     const PlanAction& start, const std::string& runtime, std::ostream& out,
+                     Diagnostics& diagnostics) {
+  const ApplyRequest& request = context.request;
+  const std::string plan_root =
+      context.workdir + "/" + env.dir.substr(0, env.dir.size() - env.unit.size() - 1);
+  if (image_inputs_changed(env, start)) {
+    const std::vector<std::string> build =
+        platforms::local::build_command(runtime, plan_root, start.dockerfile, start.image);
+    out << (request.dry_run ? "Would build " : "Building ") << env.unit << "'s image: $ "
+        << shell_words(build) << '\n';
+    if (!request.dry_run) {
+      const int status = run_command(build, "", *parse_duration(request.steps.timeout)).status;
+      if (status != 0) {
+        diagnostics.report(Code::E0706, {},
+                           env.unit + ": `" + shell_words(build) + "` exited with status " +
+                               std::to_string(status),
+                           "its own message is above; no node was started");
+        return 1;
+      }
+    }
+  }
+  out << (request.dry_run ? "Would start " : "Starting ") << env.unit << ": " << node_count(env)
+      << " container" << (node_count(env) == 1 ? "" : "s") << " of " << start.image << " with "
+      << runtime << '\n';
+  if (request.dry_run) return 0;
+  if (!platforms::local::record_runtime(dir, runtime)) {
+    diagnostics.report(Code::E0706, {}, env.unit + ": cannot write " + dir + "/run/runtime");
+    return 1;
+  }
+  const int gpus = gpus_per_node(env);
+  return start_env(
+      context, env, dir,
+      [&](int rank) {
+        return platforms::local::run_command(
+            runtime, platforms::local::container_name(env.unit, rank), dir, start.image, gpus);
+      },
+      out, diagnostics);
 }
 
 // Whether rank 0 of the env in `dir` was started (its pid file is there).
@@ -161,12 +252,29 @@ int apply_env(const ApplyContext& context, const EnvPlan& env, std::optional<std
     return 0;
   }
   if (!stop_env(context.repo, env, dir, request.dry_run, out, diagnostics)) return 1;
+  const PlanAction* start = start_action(env);
+  std::optional<std::string> runtime;
+  if (start && !start->image.empty()) {
+    runtime = platforms::local::find_runtime(start->runtime);
+    if (!runtime && start->runtime != "host")
+      out << env.unit << ": "
+          << (start->runtime.empty() ? "neither podman nor docker is" : start->runtime + " is not")
+          << " on PATH: its nodes run on the host, not in its image\n";
+  }
+  if (runtime) return start_containers(context, env, dir, *start, *runtime, out, diagnostics);
   out << (request.dry_run ? "Would start " : "Starting ") << env.unit << ": " << node_count(env)
       << " mlenv-boot process" << (node_count(env) == 1 ? "" : "es") << " on this machine\n";
   if (request.dry_run) return 0;
   if (!boot) boot = find_boot(diagnostics);
   if (!boot) return 1;
-  return start_env(context, env, dir, *boot, out, diagnostics);
+  if (!platforms::local::record_runtime(dir, "")) return 1;
+  const std::string path = *boot;
+  return start_env(
+      context, env, dir,
+      [&](int) {
+        return std::vector<std::string>{path, "--config", "boot.json"};
+      },
+      out, diagnostics);
 }
 
 // Stops an env's nodes and records it destroyed, `why` in the record; its logs stay.
@@ -180,6 +288,7 @@ bool destroy_env(Repository& repo, const EnvPlan& env, const std::string& dir, b
     std::remove(platforms::local::rank_file(dir, rank, "exit").c_str());
   }
   std::remove((dir + "/" + target::local::kRunDir + "/token").c_str());
+  platforms::local::record_runtime(dir, "");
   return record_destroyed(repo, env, false, why, diagnostics);
 }
 

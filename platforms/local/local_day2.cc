@@ -10,6 +10,7 @@
 #include "compiler/apply/runner.h"
 #include "compiler/day2/line_stream.h"
 #include "compiler/diag/render.h"
+#include "platforms/local/local_container.h"
 #include "platforms/local/local_drivers.h"
 #include "platforms/local/local_processes.h"
 
@@ -71,8 +72,13 @@ int refuse_here(const AppliedEnv& env, std::string_view command, std::string_vie
 
 bool LocalDay2Driver::status(AppliedEnv env, const EnvRequest&, std::ostream& out,
                              Diagnostics&) const {
-  out << env.unit << " (local processes, " << env.plan.env_kind << ", " << ranks(env)
-      << (ranks(env) == 1 ? " node" : " nodes") << ")\n";
+  const std::string runtime = platforms::local::recorded_runtime(env.dir);
+  out << env.unit << " ("
+      << (runtime.empty() ? "local processes"
+                          : "containers of " + platforms::local::container_name(env.unit, 0) +
+                                "... with " + runtime)
+      << ", " << env.plan.env_kind << ", " << ranks(env) << (ranks(env) == 1 ? " node" : " nodes")
+      << ")\n";
   std::vector<std::vector<std::string>> rows = {{"RANK", "PID", "STATE"}};
   for (int rank = 0; rank < ranks(env); ++rank) {
     NodeState state = node_state(env.dir, rank);
@@ -109,6 +115,12 @@ int LocalDay2Driver::shell(AppliedEnv env, const ShellRequest& request,
                            Diagnostics& diagnostics) const {
   if (!check_rank(env, request.rank, diagnostics)) return 1;
   NodeState state = node_state(env.dir, request.rank);
+  // A node in a container: a shell there, in the env directory (mounted at its own path).
+  const std::string runtime = platforms::local::recorded_runtime(env.dir);
+  if (!runtime.empty() && state.running) {
+    return run_attached(platforms::local::exec_command(
+        runtime, platforms::local::container_name(env.unit, request.rank), env.dir, request.tty));
+  }
   std::optional<std::vector<std::string>> vars =
       state.running ? platforms::local::node_environment(state.pid) : std::nullopt;
   if (!vars) {

@@ -115,20 +115,18 @@ std::optional<std::string> write_token(const std::string& env_dir, std::string& 
   return token;
 }
 
-std::optional<int> start_node(const std::string& env_dir, const std::string& boot, int rank,
-                              const std::string& token, std::string& error) {
+std::optional<int> start_node(const std::string& env_dir, const std::vector<std::string>& command,
+                              int rank, const std::string& token, std::string& error) {
   const std::string log = rank_file(env_dir, rank, "log");
   const std::string exit_file = rank_file(env_dir, rank, "exit");
   ::unlink(exit_file.c_str());
   // The shell leads the session and outlives mlenv-boot to record its exit status, which
   // nobody else can collect once apply has exited. The status lands by rename: whole or not.
   std::vector<std::string> argv = {
-      "/bin/sh",
-      "-c",
-      "\"$1\" --config boot.json; code=$?; echo $code >\"$2.new\"; mv -f \"$2.new\" \"$2\"",
-      "mlenv-local",
-      boot,
-      exit_file};
+      "/bin/sh", "-c",
+      "f=$1; shift; \"$@\"; code=$?; echo $code >\"$f.new\"; mv -f \"$f.new\" \"$f\"",
+      "mlenv-local", exit_file};
+  argv.insert(argv.end(), command.begin(), command.end());
   std::vector<std::string> env = node_env(rank, token);
   std::vector<char*> argv_p = pointers(argv);
   std::vector<char*> env_p = pointers(env);

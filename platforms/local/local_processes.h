@@ -16,12 +16,12 @@ std::string rank_file(const std::string& env_dir, int rank, const char* suffix);
 /// nullopt with `error` when it cannot.
 std::optional<std::string> write_token(const std::string& env_dir, std::string& error);
 
-/// Starts rank `rank` of the env in `env_dir` in a session of its own: `boot --config boot.json`
-/// in the env directory, its rank and `token` in its environment (MLENV_NODE_RANK,
-/// MLENV_JOB_TOKEN), output to its log; writes the pid file. Returns the pid (the session id),
-/// or nullopt with `error`.
-std::optional<int> start_node(const std::string& env_dir, const std::string& boot, int rank,
-                              const std::string& token, std::string& error);
+/// Starts rank `rank` of the env in `env_dir` in a session of its own: `command` (mlenv-boot
+/// `--config boot.json`, or the container runtime's `run` of it) in the env directory, its rank
+/// and `token` in its environment (MLENV_NODE_RANK, MLENV_JOB_TOKEN), output to its log;
+/// writes the pid file. Returns the pid (the session id), or nullopt with `error`.
+std::optional<int> start_node(const std::string& env_dir, const std::vector<std::string>& command,
+                              int rank, const std::string& token, std::string& error);
 
 /// What a rank is doing now, from its files and /proc.
 struct NodeState {

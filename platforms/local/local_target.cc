@@ -5,6 +5,7 @@
 #include "compiler/base/sha256.h"
 #include "platforms/common/assembly.h"
 #include "platforms/common/boot_json.h"
+#include "platforms/common/dockerfile.h"
 #include "platforms/common/plan_json.h"
 
 namespace mlenv::target::local {
@@ -53,20 +54,38 @@ void check_ports(const std::vector<const ir::Env*>& envs, std::size_t i, Diagnos
   }
 }
 
-// apply starts the nodes (PLAN_JSON.md): the env has no objects, so after nothing.
-PlanActions plan_actions() {
+// apply starts the nodes (PLAN_JSON.md): the env has no objects, so after nothing. An env
+// with an image names it, its Dockerfile (from the plan directory, as a push does) and the
+// cluster's `runtime`, which apply builds and runs it with.
+PlanActions plan_actions(const EnvLayout& layout) {
   PlanActions steps;
   Value& start = steps.actions.push(Value::map());
   start.set("action", "start");
   start.set("after", "");
+  if (!layout.env->on_host && layout.env->cluster.runtime != "host") {
+    start.set("image", layout.image_tag);
+    start.set("dockerfile", layout.dir + "/Dockerfile");
+    start.set("runtime", layout.env->cluster.runtime);
+  }
   return steps;
 }
 
-// Running an env in its image is not done yet: say so rather than silently differ.
+// Where an env with an image runs depends on this machine: said once per env.
 std::string image_note(const EnvLayout& layout) {
-  return "runs on this machine's host with the mlenv-boot of PATH or MLENV_BOOT, not in its "
-         "image `" +
-         layout.image_tag + "` (containers are not supported on platform local yet)";
+  const std::string& runtime = layout.env->cluster.runtime;
+  if (runtime == "host")
+    return "runs on this machine's host (cluster `runtime = host`), not in its image `" +
+           layout.image_tag + "`";
+  const std::string with = runtime.empty() ? "the first of podman and docker on PATH" : runtime;
+  return "runs in its image `" + layout.image_tag + "`, which apply builds, with " + with +
+         " (one container per node, host network); on the host where none is found";
+}
+
+// How apply builds the image, for the Dockerfile's header.
+std::string build_command(const EnvLayout& layout) {
+  const std::string& runtime = layout.env->cluster.runtime;
+  return (runtime == "docker" ? "docker" : "podman") + std::string(" build -f ") + layout.dir +
+         "/Dockerfile -t " + layout.image_tag + " <output root>";
 }
 
 // `envs` are the program's local envs, `layout` the one of envs[i].
@@ -83,12 +102,14 @@ EnvOutput render_env(const EnvLayout& layout, const std::vector<const ir::Env*>&
     out.files.push_back({layout.dir + "/" + name, std::move(bytes)});
   };
   add_file("boot.json", boot_json(layout, placement()));
+  if (!env.on_host && env.cluster.runtime != "host")
+    add_file("Dockerfile", dockerfile(layout, build_command(layout)));
   // Makes run/ part of the tree and keeps the pids, logs and token apply writes out of git.
   add_file(std::string(kRunDir) + "/.gitignore", "*\n!.gitignore\n");
   std::sort(listed.begin(), listed.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });
   out.files.push_back(
-      {layout.dir + "/plan.json", plan_json(layout, context, {}, listed, plan_actions())});
+      {layout.dir + "/plan.json", plan_json(layout, context, {}, listed, plan_actions(layout))});
   return out;
 }
 

@@ -9,7 +9,9 @@
 # $MLENV_FAKE_PIDS when set; writes $MLENV_FAKE_WRITE_VALUE into the file $MLENV_FAKE_WRITE (to
 # move a ref behind apply's back). As podman or buildah, `push --digestfile=FILE` writes
 # `sha256:` and $MLENV_FAKE_DIGEST (64 hex digits, a fixed one by default) to FILE, as they do
-# after a push.
+# after a push. Builds as a cluster's:
+# with $MLENV_FAKE_BUILDS (a directory) set, `start-build NAME -n NS` makes a new image, whose
+# digest reference the file $MLENV_FAKE_BUILDS/NAME then holds (a reply `@FILE` prints it).
 PATH=/usr/bin:/bin
 log="${MLENV_FAKE_LOG:?}"
 # One write per call line (O_APPEND): calls running side by side (dev-session's port-forward
@@ -39,6 +41,13 @@ fi
 if [ -n "$MLENV_FAKE_WRITE" ]; then
   mkdir -p "$(dirname "$MLENV_FAKE_WRITE")"
   printf '%s\n' "$MLENV_FAKE_WRITE_VALUE" > "$MLENV_FAKE_WRITE"
+fi
+if [ -n "$MLENV_FAKE_BUILDS" ] && [ "$1" = start-build ]; then
+  mkdir -p "$MLENV_FAKE_BUILDS"
+  ns=$(printf '%s\n' "$@" | sed -n '/^-n$/{n;p;}')
+  digest=$(cat "$MLENV_FAKE_BUILDS/$2" 2>/dev/null | sha256sum | cut -c1-64)
+  printf 'image-registry.openshift-image-registry.svc:5000/%s/%s@sha256:%s' "$ns" "$2" "$digest" \
+    > "$MLENV_FAKE_BUILDS/$2"
 fi
 if [ -n "$MLENV_FAKE_FAIL" ] && printf '%s' "$*" | grep -q -- "$MLENV_FAKE_FAIL"; then exit 1; fi
 if [ -n "$MLENV_FAKE_REPLIES" ] && [ -f "$MLENV_FAKE_REPLIES" ]; then

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Apply did exactly what the plan listed (issue 18 B), on OpenShift or Kubernetes: apply runs
+# against tests/plan/fake_kubectl.sh as oc, kubectl and podman, answering like the cluster
+# (contract.py keeps the cluster's objects between applies; a build makes a new digest), and
+# after each scenario the actions apply took (objects created, updated, replaced, deleted,
+# pods rolled, images built) must be exactly those the plan's JSON summary listed.
+# usage: kube.sh openshift|kubernetes MLENVC FAKE_KUBECTL
+set -euo pipefail
+platform=$1 mlenvc=$2 fake=$3
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+contract_platform=kube
+mkdir "$work/bin"
+for tool in oc kubectl podman; do ln -s "$fake" "$work/bin/$tool"; done
+export MLENV_FAKE_LOG="$work/calls.log" MLENV_FAKE_REPLIES="$work/replies"
+export MLENV_FAKE_BUILDS="$work/builds"
+# The namespace exists; a built image's digest is the stand-in's last build of it.
+printf '%s\n' 'get namespace|0|namespace/ml' \
+  'get istag dev:|0|@'"$MLENV_FAKE_BUILDS/dev" 'get istag train:|0|@'"$MLENV_FAKE_BUILDS/train" \
+  > "$MLENV_FAKE_REPLIES"
+contract_run() { PATH="$work/bin:$PATH" "$mlenvc" "$@"; }
+claims() { for e in "$@"; do for c in workspace datasets; do
+  printf ' --allow-destroy=lab/%s/PersistentVolumeClaim/%s-%s' "$e" "$e" "$c"; done; done; }
+
+# OpenShift builds in the cluster (no registry); Kueue's queue is Kubernetes'.
+if [ "$platform" = openshift ]; then init='/registry =/d; /queue/d'; else init=''; fi
+contract_init "$work" "$here/kube.mlenv.in" "s/@PLATFORM@/$platform/; $init"
+
+contract_plan && contract_apply
+contract_what="unchanged" && contract_plan && contract_apply
+contract_edit 's/workspace = 100Gi/workspace = 200Gi/' "in place: claims grow"
+contract_plan && contract_apply
+contract_edit '/^env dev/,/^}/ s/nodes   = 2/nodes   = 3/' "boot.json and replicas of the dev env"
+contract_plan && contract_apply
+contract_edit 's/"train.py"/"train2.py"/' "the run's command: a new run"
+contract_plan && contract_apply
+contract_edit 's/einops==0.8.0/einops==0.8.1/' "the image: rebuilt"
+contract_plan && contract_apply
+contract_edit '/^env train/,/^}/d' "the run removed"
+contract_plan && contract_apply $(claims train)
+contract_destroy dev $(claims dev)
+echo "contract.$platform: apply did what each plan listed"
