@@ -146,6 +146,12 @@ int SlurmApplyDriver::apply(const ApplyContext& context, const std::vector<EnvPl
 
 int SlurmApplyDriver::destroy(const DestroyRequest& request, Repository& repo, const EnvPlan& env,
                               std::ostream& out, Diagnostics& diagnostics) const {
+  for (const std::string& address : request.steps.allow_destroy) {
+    diagnostics.report(Code::E0705, {},
+                       "--allow-destroy=" + address + " matches no object this destroy deletes",
+                       "a Slurm env has no objects: destroy cancels its job and keeps its files");
+  }
+  if (!request.steps.allow_destroy.empty()) return 1;
   ApplyRequest as_apply;
   as_apply.dry_run = request.dry_run;
   as_apply.steps = request.steps;
@@ -173,6 +179,9 @@ bool cancel_slurm_env(const ApplyRequest& request, Repository& repo, const EnvPl
                       const std::string& why, std::ostream& out, Diagnostics& diagnostics) {
   const std::string id = recorded_job(repo, env);
   out << (request.dry_run ? "Would destroy " : "Destroying ") << env.unit << '\n';
+  // A Slurm env holds no claims: its data is files, which no destroy deletes.
+  out << "Keeping " << env.dir << "/ (logs/, workspace/) and the cluster's workspace_dir and "
+      << "datasets_dir: a Slurm env's data is files, which destroy never deletes\n";
   if (request.dry_run) {
     if (!id.empty()) out << "$ " << shell_words(slurm::cancel_command(id)) << '\n';
     return true;
