@@ -24,6 +24,9 @@ using Renderer =
 struct ApplyRequest {
   std::vector<std::string> plan_dirs;  ///< as given; empty: `plans/` of the repository
   std::string client;  ///< --kubectl PATH; "" for the platform's client on PATH (platform_client)
+  /// --context NAME: the kubeconfig context every oc/kubectl call names (`--context=NAME`); ""
+  /// for the client's current one.
+  std::string context;
   bool dry_run = false;
   StepOptions steps;
   Renderer render;

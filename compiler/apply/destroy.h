@@ -31,8 +31,9 @@ std::set<std::string> shared_kept_at_head(Repository& repo,
 
 /// `mlenvc destroy ENV`.
 struct DestroyRequest {
-  std::string env;     ///< `ENV` or `CLUSTER/ENV`
-  std::string client;  ///< --kubectl PATH; "" for the platform's client on PATH (platform_client)
+  std::string env;      ///< `ENV` or `CLUSTER/ENV`
+  std::string client;   ///< --kubectl PATH; "" for the platform's client on PATH (platform_client)
+  std::string context;  ///< --context NAME, as ApplyRequest::context
   bool dry_run = false;
   StepOptions steps;  ///< timeout, allow_destroy
 };

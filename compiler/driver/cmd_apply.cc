@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "compiler/apply/apply_session.h"
+#include "compiler/apply/step_runner.h"
 #include "compiler/base/file_system.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
@@ -13,9 +14,10 @@
 namespace mlenv::driver {
 namespace {
 
+constexpr const char* kCommand = "apply";
 constexpr const char* kUsage =
-    "usage: mlenvc apply [PLAN_DIR...] [--kubectl PATH] [--dry-run] [--allow-destroy=ADDRESS]...\n"
-    "                    [--timeout=30m] [--wait] [--admin]\n"
+    "usage: mlenvc apply [PLAN_DIR...] [--kubectl PATH] [--context NAME] [--dry-run]\n"
+    "                    [--allow-destroy=ADDRESS]... [--timeout=30m] [--wait] [--admin]\n"
     "\n"
     "Applies every env plan under PLAN_DIR (default: plans/ of the repository) that is\n"
     "committed at HEAD and fresh, with server-side apply (field manager `mlenvc`), in order.\n"
@@ -24,11 +26,15 @@ constexpr const char* kUsage =
     "builds images (only when the Dockerfile or _runtime/ changed) and runs workloads by the\n"
     "built digest, waits for rollouts, and prunes objects that left the plan. An env applied\n"
     "from PLAN_DIR that the plan no longer holds is destroyed: its objects deleted newest\n"
-    "first, as `mlenvc destroy` does.\n"
+    "first, as `mlenvc destroy` does, and its claims kept (each printed with the\n"
+    "--allow-destroy=ADDRESS that deletes it) unless --allow-destroy names them.\n"
     "PVCs, PersistentVolumes, Namespaces, admission policies, `_admin` objects and shared objects\n"
-    "(<cluster>/_shared/...) are deleted only when --allow-destroy names each of them.\n"
+    "(<cluster>/_shared/...) are deleted only when --allow-destroy names each of them; apply\n"
+    "refuses (E0704) to prune or replace one otherwise, except an env's claims as it leaves.\n"
     "\n"
     "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
+    "  --context NAME         the kubeconfig context every oc/kubectl call uses (default: the\n"
+    "                         current one); its server's host must be the cluster's `api`\n"
     "  --dry-run              print every command, run none\n"
     "  --allow-destroy=ADDR   allow deleting ADDR (<cluster>/<env>/<Kind>/<name>); repeatable\n"
     "  --timeout=DURATION     limit for each client call, build, rollout and wait (default 30m)\n"
@@ -40,7 +46,7 @@ constexpr const char* kUsage =
 
 int run_apply(const Args& args) {
   Options options = parse_options(args, {"help", "h", "dry-run", "wait", "admin"},
-                                  {"kubectl", "allow-destroy", "timeout"});
+                                  {"kubectl", "context", "allow-destroy", "timeout"});
   if (options.flag("help") || options.flag("h")) {
     std::cout << kUsage;
     return 0;
@@ -52,6 +58,13 @@ int run_apply(const Args& args) {
   plan::ApplyRequest request;
   request.plan_dirs = options.positional;
   request.client = options.value("kubectl").value_or("");
+  request.context = options.value("context").value_or("");
+  if (options.value("context") && !plan::valid_context_name(request.context)) {
+    std::cerr << "mlenvc " << kCommand << ": --context: `" << printable(request.context)
+              << "` is not a kubeconfig context name (letters, digits and ._-:@/, not starting "
+                 "with -)\n";
+    return 1;
+  }
   request.dry_run = options.flag("dry-run");
   request.steps.wait = options.flag("wait");
   request.steps.admin = options.flag("admin");

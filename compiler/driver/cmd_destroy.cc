@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "compiler/apply/destroy.h"
+#include "compiler/apply/step_runner.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/options.h"
@@ -10,19 +11,25 @@
 namespace mlenv::driver {
 namespace {
 
+constexpr const char* kCommand = "destroy";
 constexpr const char* kUsage =
-    "usage: mlenvc destroy ENV [--kubectl PATH] [--dry-run] [--allow-destroy=ADDRESS]...\n"
-    "                      [--timeout=30m]\n"
+    "usage: mlenvc destroy ENV [--kubectl PATH] [--context NAME] [--dry-run]\n"
+    "                      [--allow-destroy=ADDRESS]... [--timeout=30m]\n"
     "\n"
-    "Deletes from the cluster every object the last `mlenvc apply` of ENV (or CLUSTER/ENV)\n"
-    "applied, in reverse apply order, then the Secrets apply created for it and its ApplySet\n"
-    "parent, and records the env as destroyed in refs/mlenv/applied/<cluster>/<env>.\n"
-    "PVCs, PersistentVolumes and shared objects (<cluster>/_shared/...) are deleted only when\n"
-    "--allow-destroy names each; a shared object another env of the cluster still holds is\n"
-    "never deleted. The env stays in the program: remove it there too, or the next apply\n"
+    "Frees the env's GPUs and keeps its data: deletes from the cluster every object the last\n"
+    "`mlenvc apply` of ENV (or CLUSTER/ENV) applied, in reverse apply order, then the Secrets\n"
+    "apply created for it and its ApplySet parent, and records the env as destroyed in\n"
+    "refs/mlenv/applied/<cluster>/<env>. Its PVCs (and the claims a StatefulSet gave its pods)\n"
+    "are kept, each printed with the --allow-destroy=ADDRESS that deletes it; only the claims\n"
+    "--allow-destroy names are deleted. PersistentVolumes and shared objects\n"
+    "(<cluster>/_shared/...) need --allow-destroy (else nothing runs); a shared object another\n"
+    "env of the cluster still holds is never deleted. On Slurm the job is cancelled and the\n"
+    "env's files stay. The env stays in the program: remove it there too, or the next apply\n"
     "creates it again.\n"
     "\n"
     "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
+    "  --context NAME         the kubeconfig context every oc/kubectl call uses (default: the\n"
+    "                         current one); its server's host must be the cluster's `api`\n"
     "  --dry-run              print every command, run none\n"
     "  --allow-destroy=ADDR   allow deleting ADDR (<cluster>/<env>/<Kind>/<name>); repeatable\n"
     "  --timeout=DURATION     limit for each client call (default 30m)\n";
@@ -30,8 +37,8 @@ constexpr const char* kUsage =
 }  // namespace
 
 int run_destroy(const Args& args) {
-  Options options =
-      parse_options(args, {"help", "h", "dry-run"}, {"kubectl", "allow-destroy", "timeout"});
+  Options options = parse_options(args, {"help", "h", "dry-run"},
+                                  {"kubectl", "context", "allow-destroy", "timeout"});
   if (options.flag("help") || options.flag("h")) {
     std::cout << kUsage;
     return 0;
@@ -45,6 +52,13 @@ int run_destroy(const Args& args) {
   plan::DestroyRequest request;
   request.env = options.positional[0];
   request.client = options.value("kubectl").value_or("");
+  request.context = options.value("context").value_or("");
+  if (options.value("context") && !plan::valid_context_name(request.context)) {
+    std::cerr << "mlenvc " << kCommand << ": --context: `" << printable(request.context)
+              << "` is not a kubeconfig context name (letters, digits and ._-:@/, not starting "
+                 "with -)\n";
+    return 1;
+  }
   request.dry_run = options.flag("dry-run");
   request.steps.timeout = options.value("timeout").value_or("30m");
   if (auto it = options.values.find("allow-destroy"); it != options.values.end())

@@ -19,6 +19,8 @@ const char* action_name(Action action) {
       return "replace";
     case Action::Delete:
       return "delete";
+    case Action::Keep:
+      return "keep";
   }
   return "update";
 }
@@ -31,6 +33,10 @@ bool needs_allow_destroy(const std::string& kind, bool admin, bool shared) {
   return holds_data(kind) || kind == "SecurityContextConstraints" || admin || shared;
 }
 
+bool kept_when_env_leaves(const std::string& kind) {
+  return kind == "PersistentVolumeClaim";
+}
+
 std::string allow_destroy_flag(const std::string& address) {
   return "--allow-destroy=" + address;
 }
@@ -41,7 +47,8 @@ bool is_admin_address(const std::string& address) {
 }
 
 std::string required_flag(const Change& change) {
-  const bool deletes = change.action == Action::Delete || change.action == Action::Replace;
+  const bool deletes = change.action == Action::Delete || change.action == Action::Replace ||
+                       change.action == Action::Keep;
   if (!deletes ||
       !needs_allow_destroy(change.kind, is_admin_address(change.address), change.shared))
     return "";

@@ -9,7 +9,9 @@
 
 namespace mlenv::plan {
 
-enum class Action { Create, Update, Replace, Delete };
+/// Keep: a claim that leaves the plan with its env (the env was removed, or a StatefulSet's pods
+/// leave it) stays on the cluster with its data; apply deletes it only with --allow-destroy.
+enum class Action { Create, Update, Replace, Delete, Keep };
 
 /// One field of an object, by dotted path; `before` is unset for an added field, `after` for a
 /// removed one.
@@ -47,6 +49,11 @@ bool holds_data(const std::string& kind);
 /// marks and apply's refusals (E0704) both follow.
 bool needs_allow_destroy(const std::string& kind, bool admin, bool shared);
 
+/// Whether an object of `kind` is kept with its data, not deleted, when its env leaves the
+/// cluster (`mlenvc destroy`, or the env removed from the plan) and --allow-destroy does not
+/// name it: a claim. The workload and everything else go, so the GPUs are free.
+bool kept_when_env_leaves(const std::string& kind);
+
 /// `--allow-destroy=<address>`: what apply needs to delete or replace the object at `address`.
 std::string allow_destroy_flag(const std::string& address);
 
@@ -54,7 +61,8 @@ std::string allow_destroy_flag(const std::string& address);
 bool is_admin_address(const std::string& address);
 
 /// The flag a change needs from apply (allow_destroy_flag of its address), or "" when it needs
-/// none: a delete or replace of an object needs_allow_destroy names.
+/// none: a delete or replace of an object needs_allow_destroy names, and a kept claim (the flag
+/// that would delete it).
 std::string required_flag(const Change& change);
 
 /// A file of the plan that is not an object (Dockerfile, boot.json) and changes. An update
@@ -84,7 +92,7 @@ struct PlanDiff {
   }
 };
 
-/// "create", "update", "replace", "delete".
+/// "create", "update", "replace", "delete", "keep".
 const char* action_name(Action action);
 
 }  // namespace mlenv::plan

@@ -245,6 +245,18 @@ void diff_unit(const PlanTree& before, const PlanTree& after, const std::string&
   provider.diff_unit(before, after, unit, paths, diff);
 }
 
+// The claims of an env that left the plan stay with their data (kept_when_env_leaves), as
+// apply keeps them: its workload and other objects go.
+void keep_claims_of_removed_envs(const PlanTree& before, const PlanTree& after, PlanDiff& diff) {
+  for (Change& change : diff.changes) {
+    if (change.action != Action::Delete || !kept_when_env_leaves(change.kind)) continue;
+    const std::string plan_json = std::string(unit_of(change.address)) + "/plan.json";
+    if (after.find(plan_json) != nullptr || before.find(plan_json) == nullptr) continue;
+    change.action = Action::Keep;
+    change.notes.push_back("its env left the plan: its workload and other objects are deleted");
+  }
+}
+
 }  // namespace
 
 PlanDiff diff_plans(const PlanTree& before, const PlanTree& after) {
@@ -290,6 +302,7 @@ PlanDiff diff_plans(const PlanTree& before, const PlanTree& after) {
   }
   for (const auto& [unit, paths] : changed) diff_unit(before, after, unit, paths, diff);
   add_pod_claim_changes(before, after, diff);
+  keep_claims_of_removed_envs(before, after, diff);
   for (Change& change : diff.changes) {
     change.destroys_data = (change.action == Action::Delete || change.action == Action::Replace) &&
                            holds_data(change.kind);

@@ -18,18 +18,17 @@ std::string listed(const std::vector<std::string>& names) {
   return out;
 }
 
-// The deletes of the claims the pods of a StatefulSet deleted from `file` leave.
+// The claims the pods of a StatefulSet deleted from `file` leave: kept.
 void add_left_claims(const std::string& unit, const std::string& file, const PodClaims& claims,
                      PlanDiff& diff) {
   for (const std::string& name : claim_names(claims, 0, claims.replicas)) {
     Change claim;
     claim.address = unit + "/PersistentVolumeClaim/" + name;
     claim.kind = "PersistentVolumeClaim";
-    claim.action = Action::Delete;
+    claim.action = Action::Keep;
     claim.file = file;
     claim.notes.push_back("a claim of StatefulSet/" + claims.statefulset +
-                          "'s pods, which deleting it leaves (whenDeleted: Retain): apply "
-                          "deletes it only with the flag, else keeps it");
+                          "'s pods, which deleting it leaves (whenDeleted: Retain)");
     diff.changes.push_back(std::move(claim));
   }
 }

@@ -29,8 +29,8 @@ std::optional<PodClaims> pod_claims_of(const std::string& yaml);
 std::vector<std::string> claim_names(const PodClaims& claims, int from, int to);
 
 /// Adds to `diff` what its StatefulSet changes leave behind: a deleted StatefulSet's pod claims
-/// as deletes of `<unit>/PersistentVolumeClaim/<claim>` (apply deletes them only with
-/// --allow-destroy, else keeps them), and a note on a StatefulSet whose replicas go down naming
+/// as keeps of `<unit>/PersistentVolumeClaim/<claim>` (apply deletes them only with
+/// --allow-destroy), and a note on a StatefulSet whose replicas go down naming
 /// the claims its gone pods keep.
 void add_pod_claim_changes(const PlanTree& before, const PlanTree& after, PlanDiff& diff);
 

@@ -17,6 +17,8 @@ const char* symbol(Action action) {
       return "-/+";
     case Action::Delete:
       return "-";
+    case Action::Keep:
+      return "=";
   }
   return "~";
 }
@@ -79,10 +81,16 @@ const char* protection(const Change& change) {
 }
 
 std::string summary_line(const PlanDiff& diff) {
+  const std::size_t kept = diff.count(Action::Keep);
   return "Plan: " + std::to_string(diff.count(Action::Create)) + " to create, " +
          std::to_string(diff.count(Action::Update)) + " to update, " +
          std::to_string(diff.count(Action::Replace)) + " to replace, " +
-         std::to_string(diff.count(Action::Delete)) + " to delete.";
+         std::to_string(diff.count(Action::Delete)) + " to delete" +
+         (kept == 0 ? "" : ", " + std::to_string(kept) + " to keep") + ".";
+}
+
+std::string kept_line(const Change& change) {
+  return "kept with its data; " + required_flag(change) + " deletes it";
 }
 
 void render_change_text(std::ostream& out, const Change& change) {
@@ -91,8 +99,11 @@ void render_change_text(std::ostream& out, const Change& change) {
   if (change.action == Action::Replace)
     out << "      # forces replacement: " << printable(change.reason) << '\n';
   const std::string flag = required_flag(change);
-  if (!flag.empty())
+  if (change.action == Action::Keep) {
+    out << "      # " << printable(kept_line(change)) << '\n';
+  } else if (!flag.empty()) {
     out << "      ! " << protection(change) << ": apply needs " << printable(flag) << '\n';
+  }
   for (const std::string& note : change.notes) out << "      # " << printable(note) << '\n';
   for (const FieldChange& field : change.fields) render_field(out, field);
 }
@@ -172,7 +183,7 @@ void render_summary_json(std::ostream& out, const PlanDiff& diff, const std::str
       << ",\"shared_copies\":" << diff.shared_copies << ",\"create\":" << diff.count(Action::Create)
       << ",\"update\":" << diff.count(Action::Update)
       << ",\"replace\":" << diff.count(Action::Replace)
-      << ",\"delete\":" << diff.count(Action::Delete);
+      << ",\"delete\":" << diff.count(Action::Delete) << ",\"keep\":" << diff.count(Action::Keep);
   if (!extra.empty()) out << ',' << extra;
   out << "}\n";
 }

@@ -9,8 +9,9 @@
 
 namespace mlenv::plan {
 
-/// `+ create`, `~ update` with field changes, `-/+ replace` with its reason, `- delete`, the
-/// changed non-object files, and `Plan: A to create, B to update, C to replace, D to delete.`
+/// `+ create`, `~ update` with field changes, `-/+ replace` with its reason, `- delete`, `= keep`
+/// (a claim that stays), the changed non-object files, and `Plan: A to create, B to update, C to
+/// replace, D to delete.`
 void render_summary_text(std::ostream& out, const PlanDiff& diff);
 
 /// One change as the text summary shows it: its symbol and address, then its reason, data-loss
@@ -24,12 +25,16 @@ const char* protection(const Change& change);
 /// How many changes destroy data.
 std::size_t data_losses(const PlanDiff& diff);
 
-/// The closing line alone.
+/// What the plan says of a kept claim: `kept with its data; --allow-destroy=ADDRESS deletes it`.
+std::string kept_line(const Change& change);
+
+/// The closing line alone: `, K to keep` before its period when claims are kept.
 std::string summary_line(const PlanDiff& diff);
 
 /// One JSON object: format_version, changes (address, action, reason, file, destroys_data,
 /// allow_destroy, shared, notes, fields), files,
-/// inputs_changed and the counts. `extra` is inserted verbatim as further members ("" for none).
+/// inputs_changed and the counts (create, update, replace, delete, keep). `extra` is inserted
+/// verbatim as further members ("" for none).
 void render_summary_json(std::ostream& out, const PlanDiff& diff, const std::string& extra = {});
 
 }  // namespace mlenv::plan

@@ -50,10 +50,11 @@ struct Section {
 };
 
 std::string counts(const std::vector<const Change*>& changes) {
-  std::size_t n[4] = {0, 0, 0, 0};
+  std::size_t n[5] = {0, 0, 0, 0, 0};
   for (const Change* change : changes) ++n[static_cast<int>(change->action)];
   return std::to_string(n[0]) + " to create, " + std::to_string(n[1]) + " to update, " +
-         std::to_string(n[2]) + " to replace, " + std::to_string(n[3]) + " to delete";
+         std::to_string(n[2]) + " to replace, " + std::to_string(n[3]) + " to delete" +
+         (n[4] == 0 ? "" : ", " + std::to_string(n[4]) + " to keep");
 }
 
 void render_section(std::ostream& out, const std::string& name, const Section& section) {
@@ -63,8 +64,13 @@ void render_section(std::ostream& out, const std::string& name, const Section& s
   for (const Change* change : section.changes) {
     const std::string flag = required_flag(*change);
     if (flag.empty()) continue;
-    out << (listed ? "" : "\n") << "- :warning: " << code(change->address) << ' '
-        << protection(*change) << ": apply needs " << code(flag) << "\n";
+    if (change->action == Action::Keep) {
+      out << (listed ? "" : "\n") << "- " << code(change->address) << " is kept with its data; "
+          << code(flag) << " deletes it\n";
+    } else {
+      out << (listed ? "" : "\n") << "- :warning: " << code(change->address) << ' '
+          << protection(*change) << ": apply needs " << code(flag) << "\n";
+    }
     listed = true;
   }
   std::ostringstream text;

@@ -170,6 +170,8 @@ std::string plan_json(const EnvLayout& layout, const PlanContext& context,
   doc.set("platform", ir::platform_name(context.platform));
   doc.set("source", context.source);
   doc.set("cluster", layout.cluster);
+  // The host apply compares with its client's current server before it changes anything.
+  doc.set("api", env.cluster.api);
   doc.set("env", env.name);
   doc.set("namespace", layout.namespace_name);
   doc.set("transport", env.transport == ir::Transport::rdma ? "rdma" : "tcp");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "compiler/apply/records.h"
@@ -93,10 +94,48 @@ std::string image_trailers(const EnvPlan& env, const StepRunner& runner) {
   return "";
 }
 
+// The `api` of the env's cluster in its plan.json (the one applied, for an env that leaves);
+// "" in plans written before plan.json held it.
+std::string api_of(const EnvPlan& env, bool leaves) {
+  const std::optional<std::string> text =
+      (leaves ? env.applied_files : env.files).read(env.dir + "/plan.json");
+  return text ? plan_json_string(*text, "api") : "";
+}
+
+// The envs apply touches by their cluster's `api` (none for plans without it).
+std::map<std::string, std::string> units_by_api(const std::vector<const EnvPlan*>& envs,
+                                                const std::vector<const EnvPlan*>& leaving) {
+  std::map<std::string, std::string> out;
+  auto add = [&out](const EnvPlan& env, bool leaves) {
+    const std::string api = api_of(env, leaves);
+    if (api.empty()) return;
+    std::string& units = out[api];
+    units += (units.empty() ? "`" : ", `") + env.unit + "`";
+  };
+  for (const EnvPlan* env : envs) add(*env, false);
+  for (const EnvPlan* env : leaving) add(*env, true);
+  return out;
+}
+
+// The client's current server is the cluster of every env apply touches (E0719 otherwise):
+// a plan reviewed for one cluster never reaches another one kubectl happens to point at.
+bool check_servers(StepRunner& runner, const std::vector<const EnvPlan*>& envs,
+                   const std::vector<const EnvPlan*>& leaving) {
+  for (const auto& [api, units] : units_by_api(envs, leaving)) {
+    if (!runner.check_server(api, units)) return false;
+  }
+  return true;
+}
+
 // Runs every env's preflight, then its steps, recording each env applied or destroyed; the
 // exit status.
 int run_work(Repository& repo, const ApplyRequest& request, const ApplyWork& work,
              StepRunner& runner, const Head& head, std::ostream& out, Diagnostics& diagnostics) {
+  std::vector<const EnvPlan*> applying;
+  for (const EnvPlan& env : work.envs) applying.push_back(&env);
+  std::vector<const EnvPlan*> leaving;
+  for (const EnvPlan& env : work.removed) leaving.push_back(&env);
+  if (!check_servers(runner, applying, leaving)) return 1;
   // Checks of every env first: a missing Namespace or grant stops apply before any change.
   bool ready = true;
   for (std::size_t i = 0; i < work.envs.size(); ++i) {
@@ -165,7 +204,9 @@ int run_destroy(Repository& repo, const EnvPlan& env, const EnvSteps& steps,
   ApplyRequest as_apply;
   as_apply.dry_run = request.dry_run;
   as_apply.steps = request.steps;
+  as_apply.context = request.context;
   StepRunner runner(as_apply, client, client, out, diagnostics);
+  if (!check_servers(runner, {}, {&env})) return 1;
   out << (request.dry_run ? "Would destroy " : "Destroying ") << env.unit << '\n';
   for (const Step& step : steps.steps) {
     if (!runner.run(step, env.unit)) return 1;

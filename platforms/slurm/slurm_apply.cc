@@ -15,27 +15,43 @@
 namespace mlenv::plan {
 namespace {
 
-// --wait on Slurm: the job's state until it finishes; kExitRunFailed unless it completed.
-int wait_for_job(const ApplyRequest& request, const std::string& unit, const std::string& id,
-                 std::ostream& out, Diagnostics& diagnostics) {
+// A job apply --wait follows: the env's unit and its Slurm job id.
+struct SubmittedJob {
+  std::string unit;
+  std::string id;
+};
+
+// --wait on Slurm, once every env is submitted: each job's state until every one has finished
+// or --timeout has passed, one deadline for all; kExitRunFailed unless all completed.
+int wait_for_jobs(const ApplyRequest& request, const std::vector<SubmittedJob>& jobs,
+                  std::ostream& out, Diagnostics& diagnostics) {
   const int timeout = *parse_duration(request.steps.timeout);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::optional<slurm::JobState> state = slurm::job_state(id, 30);
-    if (state && state->finished) {
-      out << unit << ": job " << id << " " << state->state
+  std::vector<SubmittedJob> waiting = jobs;
+  int status = 0;
+  while (!waiting.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::erase_if(waiting, [&](const SubmittedJob& job) {
+      std::optional<slurm::JobState> state = slurm::job_state(job.id, 30);
+      if (!state || !state->finished) return false;
+      out << job.unit << ": job " << job.id << " " << state->state
           << (state->reason.empty() ? "" : " (" + state->reason + ")") << '\n';
-      if (state->succeeded) return 0;
-      diagnostics.report(Code::E0713, {}, unit + ": Slurm job " + id + " ended " + state->state,
-                         "its output: " + slurm::log_files(unit.substr(unit.find('/') + 1), id)[0]);
-      return kExitRunFailed;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(request.poll_ms));
+      out.flush();
+      if (state->succeeded) return true;
+      diagnostics.report(
+          Code::E0713, {}, job.unit + ": Slurm job " + job.id + " ended " + state->state,
+          "its output: " + slurm::log_files(job.unit.substr(job.unit.find('/') + 1), job.id)[0]);
+      status = kExitRunFailed;
+      return true;
+    });
+    if (!waiting.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(request.poll_ms));
   }
-  diagnostics.report(Code::E0713, {},
-                     unit + ": Slurm job " + id + " did not finish within --timeout",
-                     "see it with squeue -j " + id);
-  return kExitRunFailed;
+  for (const SubmittedJob& job : waiting) {
+    diagnostics.report(Code::E0713, {},
+                       job.unit + ": Slurm job " + job.id + " did not finish within --timeout",
+                       "see it with squeue -j " + job.id);
+    status = kExitRunFailed;
+  }
+  return status;
 }
 
 // The value of trailer `key` in the env's last apply, "" when it has none.
@@ -103,23 +119,26 @@ bool cancel_replaced_job(const ApplyRequest& request, const EnvPlan& env, const 
   return request.dry_run || cancel_active_job(request, env.unit, id, out, diagnostics);
 }
 
-// Submits one env's `submit` action; its exit status as apply_slurm_envs counts it. An env
+// Submits one env's `submit` action; false when apply must stop (diagnostics reported). An env
 // whose job files are those last applied keeps its job ("unchanged"), as a Job whose spec is
-// unchanged is not applied again; a changed env's recorded job is cancelled first.
-int submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
-               const ObjectId& head_tree, const std::string& workdir, const EnvPlan& env,
-               const PlanAction& action, std::ostream& out, Diagnostics& diagnostics) {
+// unchanged is not applied again; a changed env's recorded job is cancelled first. The env's
+// job, submitted or kept, is added to `jobs` for --wait.
+bool submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
+                const ObjectId& head_tree, const std::string& workdir, const EnvPlan& env,
+                const PlanAction& action, std::vector<SubmittedJob>& jobs, std::ostream& out,
+                Diagnostics& diagnostics) {
   const std::string previous = recorded_job(repo, env);
   const std::string previous_image = recorded(repo, env, kSlurmImageTrailer);
   if (!previous.empty() && job_files_unchanged(env, action)) {
     out << env.unit << ": unchanged, Slurm job " << previous << '\n';
-    if (request.dry_run) return 0;
+    if (request.dry_run) return true;
     // A new plan.json (input digests) is recorded, still naming the job.
     if (repo.subtree(head_tree, env.dir) != repo.commit_tree(*env.applied_commit) &&
         !record_applied(repo, env, false, *head.commit, head_tree, diagnostics,
                         job_trailers(previous, previous_image)))
-      return 1;
-    return request.steps.wait ? wait_for_job(request, env.unit, previous, out, diagnostics) : 0;
+      return false;
+    jobs.push_back({env.unit, previous});
+    return true;
   }
   const std::string dir = workdir + "/" + env.dir;
   // The image before the old job is cancelled: it runs on while the new image is built and
@@ -128,33 +147,36 @@ int submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
   if (!action.image.empty()) {
     std::optional<std::string> imported =
         slurm_image(request, env, previous_image, dir, action, out, diagnostics);
-    if (!imported) return 1;
+    if (!imported) return false;
     image = *imported;
   }
-  if (!previous.empty() && !cancel_replaced_job(request, env, previous, out, diagnostics)) return 1;
+  if (!previous.empty() && !cancel_replaced_job(request, env, previous, out, diagnostics))
+    return false;
   const PlanEntry* config = env.files.find(env.dir + "/" + std::string(kSlurmBootConfig));
   const std::string pinned = config ? pinned_config_path(config->id) : "";
   out << (request.dry_run ? "Would submit " : "Submitting ") << env.unit << ": "
       << shell_words(slurm::submit_command("sbatch", dir, action.script, pinned, image)) << '\n';
-  if (request.dry_run) return 0;
+  if (request.dry_run) return true;
   std::string error;
   if (!pin_boot_config(env, dir, error)) {
     diagnostics.report(Code::E0730, {}, env.unit + ": " + error,
                        "the job would read boot.json when it starts; nothing was submitted");
-    return 1;
+    return false;
   }
   std::optional<std::string> id = slurm::submit(dir, action.script, pinned, image,
                                                 *parse_duration(request.steps.timeout), error);
   if (!id) {
     diagnostics.report(Code::E0730, {}, env.unit + ": " + error,
                        "sbatch's message above says why; nothing was recorded");
-    return 1;
+    return false;
   }
   out << "Submitted " << env.unit << " as Slurm job " << *id << '\n';
+  out.flush();
   if (!record_applied(repo, env, false, *head.commit, head_tree, diagnostics,
                       job_trailers(*id, image)))
-    return 1;
-  return request.steps.wait ? wait_for_job(request, env.unit, *id, out, diagnostics) : 0;
+    return false;
+  jobs.push_back({env.unit, *id});
+  return true;
 }
 
 }  // namespace
@@ -171,6 +193,12 @@ int SlurmApplyDriver::apply(const ApplyContext& context, const std::vector<EnvPl
 
 int SlurmApplyDriver::destroy(const DestroyRequest& request, Repository& repo, const EnvPlan& env,
                               std::ostream& out, Diagnostics& diagnostics) const {
+  for (const std::string& address : request.steps.allow_destroy) {
+    diagnostics.report(Code::E0705, {},
+                       "--allow-destroy=" + address + " matches no object this destroy deletes",
+                       "a Slurm env has no objects: destroy cancels its job and keeps its files");
+  }
+  if (!request.steps.allow_destroy.empty()) return 1;
   ApplyRequest as_apply;
   as_apply.dry_run = request.dry_run;
   as_apply.steps = request.steps;
@@ -182,22 +210,26 @@ int apply_slurm_envs(const ApplyRequest& request, Repository& repo, const Head& 
                      const std::vector<EnvPlan>& envs, std::ostream& out,
                      Diagnostics& diagnostics) {
   if (request.steps.admin) return 0;  // a Slurm env has nothing for the platform team
-  int status = 0;
+  // Every env is submitted first, then --wait follows all its jobs: one long job holds no
+  // other env back in the queue.
+  std::vector<SubmittedJob> jobs;
   for (const EnvPlan& env : envs) {
     for (const PlanAction& action : env.manifest.actions) {
       if (action.action != "submit") continue;
-      int one = submit_env(request, repo, head, head_tree, workdir, env, action, out, diagnostics);
-      if (one == 1) return 1;
-      status = std::max(status, one);
+      if (!submit_env(request, repo, head, head_tree, workdir, env, action, jobs, out, diagnostics))
+        return 1;
     }
   }
-  return status;
+  return request.steps.wait ? wait_for_jobs(request, jobs, out, diagnostics) : 0;
 }
 
 bool cancel_slurm_env(const ApplyRequest& request, Repository& repo, const EnvPlan& env,
                       const std::string& why, std::ostream& out, Diagnostics& diagnostics) {
   const std::string id = recorded_job(repo, env);
   out << (request.dry_run ? "Would destroy " : "Destroying ") << env.unit << '\n';
+  // A Slurm env holds no claims: its data is files, which no destroy deletes.
+  out << "Keeping " << env.dir << "/ (logs/, workspace/) and the cluster's workspace_dir and "
+      << "datasets_dir: a Slurm env's data is files, which destroy never deletes\n";
   if (request.dry_run) {
     if (!id.empty()) out << "$ " << shell_words(slurm::cancel_command(id)) << '\n';
     return true;

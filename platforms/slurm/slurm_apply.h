@@ -30,8 +30,9 @@ class SlurmApplyDriver : public ApplyDriver {
               std::ostream& out, Diagnostics& diagnostics) const override;
 };
 
-/// Submits each env's script from its directory and records the job id; with --wait follows
-/// each job to its end. Returns apply's exit status (1, kExitRunFailed or 0).
+/// Submits each env's script from its directory and records the job id; with --wait, once
+/// every env is submitted, follows all their jobs to their ends. Returns apply's exit status
+/// (1, kExitRunFailed or 0).
 int apply_slurm_envs(const ApplyRequest& request, Repository& repo, const Head& head,
                      const ObjectId& head_tree, const std::string& workdir,
                      const std::vector<EnvPlan>& envs, std::ostream& out, Diagnostics& diagnostics);

@@ -44,7 +44,8 @@ struct ApplyFixture {
     setenv("PATH", saved_path.c_str(), 1);
     for (const char* name : {"MLENV_FAKE_LOG", "MLENV_FAKE_FAIL", "MLENV_FAKE_SLEEP",
                              "MLENV_FAKE_SLEEP_ON", "MLENV_FAKE_PIDS", "MLENV_FAKE_WRITE",
-                             "MLENV_FAKE_WRITE_VALUE", "MLENV_FAKE_REPLIES", "MLENV_FAKE_DIGEST"}) {
+                             "MLENV_FAKE_WRITE_VALUE", "MLENV_FAKE_REPLIES", "MLENV_FAKE_DIGEST",
+                             "MLENV_FAKE_SERVER"}) {
       unsetenv(name);
     }
   }

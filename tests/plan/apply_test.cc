@@ -7,7 +7,9 @@
 #include <chrono>
 
 #include "compiler/apply/applyset.h"
+#include "compiler/apply/destroy.h"
 #include "compiler/apply/runner.h"
+#include "compiler/apply/step_runner.h"
 #include "tests/plan/apply_fixture.h"
 
 namespace mlenv::plan {
@@ -916,6 +918,94 @@ TEST_CASE("without podman, buildah or docker apply prints the image build to run
   CHECK(f.out.find("(no podman, buildah or docker on PATH: run it where one is)") !=
         std::string::npos);
   CHECK(count(f.commands(), "podman") == 0);
+}
+
+// The servers `oc whoami --show-server` and `kubectl config view --minify -o
+// jsonpath={.clusters[0].cluster.server}` print are the kubeconfig's `server` URLs
+// (https://kubernetes.io/docs/reference/config-api/kubeconfig.v1/#Cluster).
+TEST_CASE("the host of a client's server URL is what a cluster's api names", "[apply]") {
+  CHECK(server_host("https://api.barcelona.example.com:6443\n") == "api.barcelona.example.com");
+  CHECK(server_host("https://API.Barcelona.example.com") == "api.barcelona.example.com");
+  CHECK(server_host("https://10.0.0.5:6443/") == "10.0.0.5");
+  CHECK(server_host("https://[fd00::1]:6443") == "fd00::1");
+  CHECK(server_host("https://user@api.x.example.com:6443/path?x") == "api.x.example.com");
+  CHECK(server_host("api.x.example.com:6443") == "api.x.example.com");
+  CHECK(server_host("") == "");
+}
+
+TEST_CASE("a kubeconfig context name is one argument that cannot be an option", "[apply]") {
+  CHECK(valid_context_name("admin@barcelona"));
+  CHECK(valid_context_name("default/api-crc-testing:6443/kubeadmin"));  // oc login's names
+  CHECK(!valid_context_name(""));
+  CHECK(!valid_context_name("-n"));
+  CHECK(!valid_context_name("--kubeconfig=/tmp/x"));
+  CHECK(!valid_context_name("a b"));
+  CHECK(!valid_context_name("a\nb"));
+  CHECK(!valid_context_name(std::string(254, 'a')));
+}
+
+TEST_CASE("apply refuses, before any change, a client pointed at another cluster", "[apply]") {
+  ApplyFixture f;
+  f.env.more_keys = {"\"api\": \"api.barcelona.example.com\""};
+  f.commit_plan();
+  setenv("MLENV_FAKE_SERVER", "https://api.staging.example.com:6443", 1);
+  CHECK(f.apply() == 1);
+  CHECK(f.commands() == std::vector<std::string>{"oc whoami --show-server"});
+  CHECK(f.err.find("error[E0719]: the client's current server is `api.staging.example.com`, "
+                   "not `api.barcelona.example.com`, the `api` of the cluster of "
+                   "`barcelona/ml-dev-env`") != std::string::npos);
+
+  // The cluster's own server: apply goes on, the check first.
+  setenv("MLENV_FAKE_SERVER", "https://api.barcelona.example.com:6443", 1);
+  REQUIRE(f.apply() == 0);
+  CHECK(f.commands().front() == "oc whoami --show-server");
+  CHECK(f.commands().size() > 1);
+}
+
+TEST_CASE("kubectl's current server is its kubeconfig's, for the context --context names",
+          "[apply]") {
+  ApplyFixture f;
+  f.env.platform = "kubernetes";
+  f.env.more_keys = {"\"api\": \"api.example.com\""};
+  f.commit_plan();
+  ApplyRequest request;
+  request.context = "admin@lab";
+  REQUIRE(f.apply(request) == 0);
+  std::vector<std::string> commands = f.commands();
+  REQUIRE(!commands.empty());
+  CHECK(commands.front() ==
+        "kubectl --context=admin@lab config view --minify -o "
+        "jsonpath={.clusters[0].cluster.server}");
+  // Every call names the context, as its first argument.
+  for (const std::string& command : commands)
+    CHECK((command.starts_with("kubectl --context=admin@lab ") ||
+           command.starts_with("oc --context=admin@lab ")));
+}
+
+TEST_CASE("destroy refuses a client pointed at another cluster than the record's", "[apply]") {
+  ApplyFixture f;
+  f.env.more_keys = {"\"api\": \"api.barcelona.example.com\""};
+  f.commit_plan();
+  setenv("MLENV_FAKE_SERVER", "https://api.barcelona.example.com:6443", 1);
+  REQUIRE(f.apply() == 0);
+  setenv("MLENV_FAKE_SERVER", "https://api.staging.example.com", 1);
+  ChangeDir in(f.dir.path());
+  write_file(f.log, "");
+  DestroyRequest request;
+  request.env = "ml-dev-env";
+  std::ostringstream out;
+  Diagnostics diagnostics;
+  CHECK(destroy_env(request, out, diagnostics) == 1);
+  CHECK(f.commands() == std::vector<std::string>{"oc whoami --show-server"});
+  REQUIRE(diagnostics.all().size() == 1);
+  CHECK(diagnostics.all()[0].code == Code::E0719);
+}
+
+TEST_CASE("a plan written before plan.json held api is applied without the check", "[apply]") {
+  ApplyFixture f;
+  REQUIRE(f.apply() == 0);
+  for (const std::string& command : f.commands())
+    CHECK(command.find("whoami") == std::string::npos);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@ grep -q '"storage": "per_pod"' plans/barcelona/ml-dev-env/plan.json || fail "no 
 
 mkdir bin && ln -s "$fake" bin/oc
 export PATH="$tmp/bin:$PATH" MLENV_FAKE_LOG="$tmp/log" MLENV_FAKE_REPLIES="$tmp/replies"
+export MLENV_FAKE_SERVER=https://barcelona.nerc.mghpcc.org:6443
 printf '%s\n' 'get namespace|0|namespace/nccl-test' 'auth can-i|0|yes' \
   'get istag|0|image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env@sha256:0000000000000000000000000000000000000000000000000000000000000000' \
   > replies

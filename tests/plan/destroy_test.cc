@@ -69,28 +69,37 @@ int destroy(ApplyFixture& f, DestroyRequest request) {
   return status;
 }
 
-TEST_CASE("apply deletes an env removed from the plan, claims only when allowed", "[destroy]") {
-  ApplyFixture f;
+// Without its claim's delete: what apply or destroy runs when no --allow-destroy names it.
+std::vector<std::string> keeping_claim(std::vector<std::string> deletes) {
+  std::erase_if(deletes, [](const std::string& c) {
+    return c.find("delete persistentvolumeclaims") != std::string::npos;
+  });
+  return deletes;
+}
+
+// Applies the typical env and bob, then commits a plan that bob left (with the program).
+void apply_then_remove_bob(ApplyFixture& f) {
   f.others = {typical_env("bob")};
   f.commit_plan();
   REQUIRE(f.apply() == 0);
   f.others = {};
-  f.commit_plan();  // bob left the program, and so the plan
+  f.commit_plan();
+}
 
-  // Its claim holds data: nothing runs until --allow-destroy names it.
-  CHECK(f.apply() == 1);
-  CHECK(f.commands().empty());
-  CHECK(f.err.find("error[E0704]: apply would delete "
-                   "`barcelona/bob/PersistentVolumeClaim/workspace`") != std::string::npos);
-  CHECK(f.err.find("= pass --allow-destroy=barcelona/bob/PersistentVolumeClaim/workspace") !=
-        std::string::npos);
+TEST_CASE("apply deletes an env removed from the plan and keeps its claim unless allowed",
+          "[destroy]") {
+  ApplyFixture f;
+  apply_then_remove_bob(f);
 
-  ApplyRequest allowed;
-  allowed.steps.allow_destroy = {"barcelona/bob/PersistentVolumeClaim/workspace"};
-  REQUIRE(f.apply(allowed) == 0);
-  std::vector<std::string> expected = typical_deletes("bob");
+  // Its workload and every other object go (the GPUs are free); its claim stays, with its
+  // data, and apply names the flag that would delete it where the delete would be.
+  REQUIRE(f.apply() == 0);
+  std::vector<std::string> expected = keeping_claim(typical_deletes("bob"));
   CHECK(tail(f.commands(), expected.size()) == expected);
   CHECK(f.out.find("Destroying barcelona/bob, which left the plan in plans/barcelona/bob\n") !=
+        std::string::npos);
+  CHECK(f.out.find("Keeping PersistentVolumeClaim/workspace and its data; "
+                   "--allow-destroy=barcelona/bob/PersistentVolumeClaim/workspace deletes it\n") !=
         std::string::npos);
   // The record says bob was destroyed: its tree is empty, its history kept.
   CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/bob^{tree}") ==
@@ -102,6 +111,17 @@ TEST_CASE("apply deletes an env removed from the plan, claims only when allowed"
   // The next apply has nothing left to destroy.
   REQUIRE(f.apply() == 0);
   CHECK(!contains_delete(f.commands()));
+}
+
+TEST_CASE("apply deletes a removed env's claim when --allow-destroy names it", "[destroy]") {
+  ApplyFixture f;
+  apply_then_remove_bob(f);
+  ApplyRequest allowed;
+  allowed.steps.allow_destroy = {"barcelona/bob/PersistentVolumeClaim/workspace"};
+  REQUIRE(f.apply(allowed) == 0);
+  std::vector<std::string> expected = typical_deletes("bob");
+  CHECK(tail(f.commands(), expected.size()) == expected);
+  CHECK(f.out.find("Keeping") == std::string::npos);
 }
 
 TEST_CASE("a dry run shows the deletes of a removed env and records nothing", "[destroy]") {
@@ -148,12 +168,10 @@ TEST_CASE("a removed env leaves a shared object to the env that keeps it", "[des
   REQUIRE(f.apply() == 0);
   f.others = {};
   f.commit_plan();
-  ApplyRequest allowed;
-  allowed.steps.allow_destroy = {"barcelona/bob/PersistentVolumeClaim/workspace"};
-  REQUIRE(f.apply(allowed) == 0);
+  REQUIRE(f.apply() == 0);
   for (const std::string& command : f.commands())
     CHECK(command.find("network-attachment-definitions") == std::string::npos);
-  CHECK(tail(f.commands(), 10) == typical_deletes("bob"));
+  CHECK(tail(f.commands(), 9) == keeping_claim(typical_deletes("bob")));
 }
 
 // The `--allow-destroy=...` flags the hints of E0704 name in `err`.
@@ -167,7 +185,7 @@ std::set<std::string> refused_flags(const std::string& err) {
   return out;
 }
 
-TEST_CASE("the plan marks exactly the objects apply refuses to delete without --allow-destroy",
+TEST_CASE("the plan marks exactly the objects apply refuses to delete or keeps without the flag",
           "[destroy]") {
   ApplyFixture f;
   // Every kind apply protects (the typical env has a claim and the platform team's SCC) and
@@ -194,6 +212,7 @@ TEST_CASE("the plan marks exactly the objects apply refuses to delete without --
 
   // The env leaves the program: what the plan marks, flag for flag.
   std::set<std::string> marked;
+  std::set<std::string> kept;
   {
     ChangeDir in(f.dir.path());
     Diagnostics diagnostics;
@@ -201,13 +220,19 @@ TEST_CASE("the plan marks exactly the objects apply refuses to delete without --
     auto diff = session->diff(tree_from_output(render({bob})), f.env.source, diagnostics);
     REQUIRE(diff);
     for (const Change& change : diff->changes) {
-      if (!required_flag(change).empty()) marked.insert(required_flag(change));
+      if (required_flag(change).empty()) continue;
+      (change.action == Action::Keep ? kept : marked).insert(required_flag(change));
     }
     // The pull request's comment names each flag too.
     std::ostringstream markdown;
     render_summary_markdown(markdown, *diff, {"cluster.mlenv", {}, {}, ""});
     for (const std::string& flag : marked)
       CHECK(markdown.str().find(": apply needs `" + flag + "`\n") != std::string::npos);
+    CHECK(markdown.str().find(
+              "- `barcelona/ml-dev-env/PersistentVolumeClaim/workspace` is kept with its data; "
+              "`--allow-destroy=barcelona/ml-dev-env/PersistentVolumeClaim/workspace` deletes "
+              "it\n") != std::string::npos);
+    CHECK(markdown.str().find(", 1 to keep.**") != std::string::npos);
     CHECK(markdown.str().find(
               "- :warning: `barcelona/_admin/SecurityContextConstraints/mlenvc-rdma` belongs to "
               "the platform team (`_admin`): apply needs "
@@ -227,8 +252,10 @@ TEST_CASE("the plan marks exactly the objects apply refuses to delete without --
                       "--allow-destroy=barcelona/_shared/NetworkAttachmentDefinition/rail1",
                       "--allow-destroy=barcelona/ml-dev-env/Namespace/extra",
                       "--allow-destroy=barcelona/ml-dev-env/PersistentVolume/scratch",
-                      "--allow-destroy=barcelona/ml-dev-env/PersistentVolumeClaim/workspace",
                       "--allow-destroy=barcelona/ml-dev-env/SecurityContextConstraints/own"});
+  // The env's claim is kept, not refused: the plan says so with the flag that deletes it.
+  CHECK(kept == std::set<std::string>{
+                    "--allow-destroy=barcelona/ml-dev-env/PersistentVolumeClaim/workspace"});
 
   // What apply and apply --admin refuse (E0704), each naming the flag it needs.
   auto only_bob = [&](const std::string&, Diagnostics&) { return std::optional(render({bob})); };
@@ -241,6 +268,9 @@ TEST_CASE("the plan marks exactly the objects apply refuses to delete without --
   refused.merge(refused_flags(f.err));
   CHECK(f.commands().empty());
   CHECK(refused == marked);
+  CHECK(f.out.find("Keeping PersistentVolumeClaim/workspace and its data; "
+                   "--allow-destroy=barcelona/ml-dev-env/PersistentVolumeClaim/workspace") ==
+        std::string::npos);  // refused before anything ran
 }
 
 TEST_CASE("destroy ENV deletes an applied env on purpose", "[destroy]") {
@@ -249,11 +279,6 @@ TEST_CASE("destroy ENV deletes an applied env on purpose", "[destroy]") {
 
   DestroyRequest request;
   request.env = "ml-dev-env";
-  CHECK(destroy(f, request) == 1);
-  CHECK(f.commands().empty());
-  CHECK(f.err.find("error[E0704]: apply would delete "
-                   "`barcelona/ml-dev-env/PersistentVolumeClaim/workspace`") != std::string::npos);
-
   request.steps.allow_destroy = {"barcelona/ml-dev-env/PersistentVolumeClaim/workspace"};
   request.dry_run = true;
   REQUIRE(destroy(f, request) == 0);
@@ -272,6 +297,29 @@ TEST_CASE("destroy ENV deletes an applied env on purpose", "[destroy]") {
   CHECK(destroy(f, request) == 1);
   CHECK(f.err.find("error[E0718]: `barcelona/ml-dev-env` has no applied record to destroy") !=
         std::string::npos);
+}
+
+TEST_CASE("destroy ENV frees the GPUs and keeps the env's claim unless allowed", "[destroy]") {
+  ApplyFixture f;
+  REQUIRE(f.apply() == 0);
+  DestroyRequest request;
+  request.env = "ml-dev-env";
+  REQUIRE(destroy(f, request) == 0);
+  CHECK(f.commands() == keeping_claim(typical_deletes("ml-dev-env")));
+  CHECK(f.out ==
+        "Destroying barcelona/ml-dev-env\n"
+        "$ " +
+            f.dir.path() + "/.bin/" + f.commands()[0] + "\n$ " + f.dir.path() + "/.bin/" +
+            f.commands()[1] + "\n$ " + f.dir.path() + "/.bin/" + f.commands()[2] + "\n$ " +
+            f.dir.path() + "/.bin/" + f.commands()[3] + "\n$ " + f.dir.path() + "/.bin/" +
+            f.commands()[4] + "\n$ " + f.dir.path() + "/.bin/" + f.commands()[5] + "\n" +
+            "Keeping PersistentVolumeClaim/workspace and its data; "
+            "--allow-destroy=barcelona/ml-dev-env/PersistentVolumeClaim/workspace deletes it\n"
+            "$ " +
+            f.dir.path() + "/.bin/" + f.commands()[6] + "\n$ " + f.dir.path() + "/.bin/" +
+            f.commands()[7] + "\n$ " + f.dir.path() + "/.bin/" + f.commands()[8] + "\n");
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env^{tree}") ==
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904");
 }
 
 TEST_CASE("destroy runs the plan's platform client, as apply does: kubectl first on Kubernetes",
@@ -326,21 +374,25 @@ TEST_CASE("the plan marks the claims a removed StatefulSet's pods leave, with th
   REQUIRE(claims.size() == 2);
   CHECK(claims[0]->address == kClaim0);
   CHECK(claims[1]->address == kClaim1);
-  CHECK(claims[1]->destroys_data);
+  CHECK(claims[1]->action == Action::Keep);
+  CHECK(!claims[1]->destroys_data);
   CHECK(required_flag(*claims[1]) == "--allow-destroy=" + kClaim1);
   std::ostringstream text;
   render_change_text(text, *claims[1]);
-  CHECK(text.str() ==
-        "  - " + kClaim1 + "\n      ! destroys its data: apply needs --allow-destroy=" + kClaim1 +
-            "\n      # a claim of StatefulSet/ml-dev-env's pods, which deleting it leaves "
-            "(whenDeleted: Retain): apply deletes it only with the flag, else keeps it\n");
+  CHECK(text.str() == "  = " + kClaim1 +
+                          "\n      # kept with its data; --allow-destroy=" + kClaim1 +
+                          " deletes it\n      # a claim of StatefulSet/ml-dev-env's pods, which "
+                          "deleting it leaves (whenDeleted: Retain)\n");
   std::ostringstream json;
   render_summary_json(json, diff);
   CHECK(json.str().find("{\"address\":\"" + kClaim1 +
-                        "\",\"action\":\"delete\",\"reason\":\"\",\"file\":\"barcelona/"
-                        "ml-dev-env/statefulset-ml-dev-env.yaml\",\"destroys_data\":true,"
+                        "\",\"action\":\"keep\",\"reason\":\"\",\"file\":\"barcelona/"
+                        "ml-dev-env/statefulset-ml-dev-env.yaml\",\"destroys_data\":false,"
                         "\"allow_destroy\":\"--allow-destroy=" +
                         kClaim1 + "\",") != std::string::npos);
+  CHECK(json.str().find(",\"delete\":7,\"keep\":3") != std::string::npos);
+  CHECK(summary_line(diff) ==
+        "Plan: 8 to create, 0 to update, 0 to replace, 7 to delete, 3 to keep.");
 }
 
 TEST_CASE("the plan says which claims a scale-down leaves", "[destroy]") {

@@ -371,7 +371,7 @@ TEST_CASE("json summary", "[plan]") {
         "\"files\":[],\"inputs_changed\":0,"
         "\"shared_copies\":0,\"create\":0,"
         "\"update\":0,\"replace\":0,"
-        "\"delete\":1}\n");
+        "\"delete\":1,\"keep\":0}\n");
 }
 
 // std::regex recursed once per character here: a label of 60,000 digits and a letter crashed

@@ -59,12 +59,15 @@ git cat-file --batch-all-objects --batch | grep -q "$MLENV_E2E_TOKEN" && fail "a
 
 mkdir bin && ln -s "$fake" bin/oc
 export MLENV_FAKE_LOG="$tmp/log" MLENV_FAKE_REPLIES="$tmp/replies"
+# The cluster's api is the host of the client's current server, which apply checks first.
+export MLENV_FAKE_SERVER=https://barcelona.nerc.mghpcc.org:6443
 printf '%s\n' 'get namespace|0|namespace/nccl-test' 'auth can-i|0|yes' \
   'get istag|0|image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env@sha256:0000000000000000000000000000000000000000000000000000000000000000' \
   > "$tmp/replies"
 PATH="$tmp/bin:$PATH" "$mlenvc" apply --dry-run > dry.out || fail "dry run"
 [ ! -e "$tmp/log" ] || fail "dry run ran a command"
 PATH="$tmp/bin:$PATH" "$mlenvc" apply --timeout 90s > apply.out || fail "apply --timeout 90s"
+head -n 1 log | grep -qx 'argv: oc whoami --show-server' || fail "apply did not check the server first"
 grep -q '^argv: oc apply --server-side --field-manager=mlenvc' log || fail "no server-side apply"
 grep -q "^argv: oc start-build ml-dev-env --from-dir=$tmp/plans --wait -n " log || fail "no build"
 grep -q '^argv: oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=90s$' log ||

@@ -4,7 +4,9 @@
 # it logs the byte count and hex of its stdin. Answers from $MLENV_FAKE_REPLIES, lines of
 # `PATTERN|STATUS|OUTPUT`: the first line whose PATTERN occurs in the arguments prints OUTPUT (or
 # the file FILE for `@FILE`) and exits STATUS (a PATTERN starting with `once:` is used once,
-# then removed). Fails when the arguments contain $MLENV_FAKE_FAIL; sleeps $MLENV_FAKE_SLEEP
+# then removed); otherwise `whoami --show-server` and `config view --minify` print the current
+# server, $MLENV_FAKE_SERVER (default https://api.example.com:6443). Fails when the arguments
+# contain $MLENV_FAKE_FAIL; sleeps $MLENV_FAKE_SLEEP
 # seconds when they contain $MLENV_FAKE_SLEEP_ON (default `rollout`), appending its pid to
 # $MLENV_FAKE_PIDS when set; writes $MLENV_FAKE_WRITE_VALUE into the file $MLENV_FAKE_WRITE (to
 # move a ref behind apply's back). As podman or buildah, `push --digestfile=FILE` writes
@@ -63,4 +65,8 @@ if [ -n "$MLENV_FAKE_REPLIES" ] && [ -f "$MLENV_FAKE_REPLIES" ]; then
     fi
   done < "$MLENV_FAKE_REPLIES"
 fi
+case " $* " in
+  *" whoami --show-server "* | *" config view --minify "*)
+    printf '%s\n' "${MLENV_FAKE_SERVER:-https://api.example.com:6443}" ;;
+esac
 exit 0

@@ -253,6 +253,15 @@ TEST_CASE("golden E0713 E0715 E0716: runs and their results", "[golden]") {
   golden("E0716", rendered(none, f.dir.path()));
 }
 
+TEST_CASE("golden E0719: the client points at another cluster", "[golden]") {
+  ApplyFixture f;
+  f.env.more_keys = {"\"api\": \"api.barcelona.example.com\""};
+  f.commit_plan();
+  setenv("MLENV_FAKE_SERVER", "https://api.staging.example.com:6443", 1);
+  CHECK(f.apply() == 1);
+  golden("E0719", f.err);
+}
+
 TEST_CASE("golden W0601 E0718: an uncommitted source, an env with no record to destroy",
           "[golden]") {
   ApplyFixture f;

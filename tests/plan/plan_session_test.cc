@@ -201,7 +201,8 @@ TEST_CASE("a render owns its own envs only", "[plan]") {
   REQUIRE(plan(dir.path(), render({mine, gone})).commit);
   Planned again = plan(dir.path(), render({mine}));
   REQUIRE(again.commit);
-  CHECK(again.diff.count(Action::Delete) == 8);
+  CHECK(again.diff.count(Action::Delete) == 7);
+  CHECK(again.diff.count(Action::Keep) == 1);  // old's claim
   CHECK(show(dir.path(), "HEAD", "plans/barcelona/old/plan.json") == "<missing>");
   CHECK(show(dir.path(), "HEAD", "plans/barcelona/bob/plan.json") != "<missing>");
   CHECK(!std::filesystem::exists(dir.path() + "/plans/barcelona/old"));

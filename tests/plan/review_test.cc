@@ -74,7 +74,8 @@ TEST_CASE("a shared object is shown once under its cluster, and kept while an en
   // bob leaves; alice keeps the attachment: it is not shown as deleted.
   PlanDiff second = plan(dir.path(), {env_with_rail("alice")});
   CHECK(count_kind(second, "NetworkAttachmentDefinition") == 0);
-  CHECK(second.count(Action::Delete) == 8);  // bob's own objects
+  CHECK(second.count(Action::Delete) == 7);  // bob's own objects
+  CHECK(second.count(Action::Keep) == 1);    // but its claim, which keeps its data
 
   // A change to the attachment is one update, whichever envs hold it.
   FakeEnv alice = env_with_rail("alice");
@@ -178,6 +179,10 @@ TEST_CASE("the Markdown summary for a pull request", "[review][golden]") {
   object(alice, "ConfigMap", "alice-boot").body =
       "data:\n  boot.json: '{\"version\":1,\"nnodes\":1}'\n";
   alice.files["Dockerfile"] = "FROM base\nRUN pip install torch numpy\n";
+  // alice stays and drops its claim (a delete apply refuses without the flag); bob leaves, and
+  // its claim is kept.
+  std::erase_if(alice.objects,
+                [](const FakeObject& o) { return o.kind == "PersistentVolumeClaim"; });
   PlanDiff diff = plan(dir.path(), {alice});
 
   MarkdownContext context;
@@ -196,9 +201,14 @@ TEST_CASE("the Markdown summary for a pull request", "[review][golden]") {
   // Data loss is not folded away, and the shared attachment alice keeps is not deleted.
   const std::string text = out.str();
   CHECK(text.find("> [!CAUTION]") < text.find("<details>"));
-  CHECK(text.find(":warning: `barcelona/bob/PersistentVolumeClaim/workspace` destroys its data: "
-                  "apply needs `--allow-destroy=barcelona/bob/PersistentVolumeClaim/workspace`") !=
+  CHECK(text.find(":warning: `barcelona/alice/PersistentVolumeClaim/workspace` destroys its "
+                  "data: apply needs "
+                  "`--allow-destroy=barcelona/alice/PersistentVolumeClaim/workspace`") !=
         std::string::npos);
+  CHECK(text.find("- `barcelona/bob/PersistentVolumeClaim/workspace` is kept with its data; "
+                  "`--allow-destroy=barcelona/bob/PersistentVolumeClaim/workspace` deletes it") !=
+        std::string::npos);
+  CHECK(text.find(", 1 to keep.**") != std::string::npos);
   CHECK(text.find("NetworkAttachmentDefinition") == std::string::npos);
 }
 

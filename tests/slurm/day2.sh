@@ -157,9 +157,15 @@ cat apply.out
 wait_state "$spare" CANCELLED
 [ -z "$(git ls-tree "refs/mlenv/applied/testlab/spare")" ] || fail "spare's record is not destroyed"
 
-# destroy: the recorded job is cancelled.
+# destroy: the recorded job is cancelled; the env's files stay, and an --allow-destroy (there
+# is no claim to delete) is E0705 before anything runs.
+status=0
+"$mlenvc" destroy sleeper --allow-destroy=testlab/sleeper/PersistentVolumeClaim/x >destroy.out 2>&1 || status=$?
+[ "$status" = 1 ] && grep -q 'error\[E0705\]' destroy.out || { cat destroy.out; fail "destroy --allow-destroy on Slurm"; }
 "$mlenvc" destroy sleeper >destroy.out 2>&1 || { cat destroy.out; fail "destroy"; }
 cat destroy.out
+grep -q "^Keeping plans/testlab/sleeper/ (logs/, workspace/) and the cluster's workspace_dir" destroy.out ||
+  fail "destroy does not say it keeps the env's files"
 wait_state "$replaced" CANCELLED
 status=0
 "$mlenvc" status sleeper >status.out 2>&1 || status=$?

@@ -9,3 +9,14 @@ free_port() {
     ss -Hltn "sport = :$port" | grep -q . || { echo "$port"; return; }
   done
 }
+
+# free_ports N prints N distinct free ports (free_port), one per line.
+free_ports() {
+  local -a found=()
+  local port
+  while [ "${#found[@]}" -lt "$1" ]; do
+    port=$(free_port)
+    [[ " ${found[*]} " == *" $port "* ]] || found+=("$port")
+  done
+  printf '%s\n' "${found[@]}"
+}

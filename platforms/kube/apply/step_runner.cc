@@ -3,8 +3,10 @@
 #include <sys/random.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -29,6 +31,13 @@ std::string random_bytes(int n) {
     filled += static_cast<std::size_t>(got);
   }
   return out;
+}
+
+// `text` in lower case (ASCII): host names compare without case.
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
 }
 
 // The whitespace-separated words of `text`.
@@ -83,8 +92,60 @@ std::vector<std::string> StepRunner::argv(Client client,
                                : client == Client::ImageBuilder ? image_builder_
                                                                 : kubectl_};
   if (out[0].empty()) out[0] = "podman";  // no image builder: the command to run by hand
+  // One argument, `--context=NAME`: the name cannot become another option or argument.
+  if (client != Client::ImageBuilder && !request_.context.empty())
+    out.push_back("--context=" + request_.context);
   out.insert(out.end(), args.begin(), args.end());
   return out;
+}
+
+bool StepRunner::check_server(const std::string& api, const std::string& units) {
+  Step step;
+  // oc prints the server of its current context; kubectl's view of the kubeconfig, cut down to
+  // the current (or --context) context, holds the same URL.
+  step.args = std::filesystem::path(kubectl_).filename() == "oc"
+                  ? std::vector<std::string>{"whoami", "--show-server"}
+                  : std::vector<std::string>{"config", "view", "--minify", "-o",
+                                             "jsonpath={.clusters[0].cluster.server}"};
+  show(argv(step.client, step.args));
+  if (request_.dry_run) return true;
+  unit_ = units;
+  std::optional<RunResult> result = call(step, step.args, "", true);
+  if (!result) return false;
+  const std::string host = server_host(result->output);
+  if (host == lower(api)) return true;
+  Diagnostic& d = diagnostics_.report(
+      Code::E0719, {},
+      "the client's current server is " + (host.empty() ? "none" : "`" + printable(host) + "`") +
+          ", not `" + api + "`, the `api` of the cluster of " + units,
+      "pick the cluster's context with --context NAME (`kubectl config get-contexts`), or log "
+      "in to `" +
+          api + "`");
+  d.notes.push_back({"nothing was applied or deleted", {}});
+  return false;
+}
+
+bool valid_context_name(std::string_view name) {
+  if (name.empty() || name.size() > 253 || name.front() == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
+           c == ':' || c == '@' || c == '/';
+  });
+}
+
+std::string server_host(std::string_view server) {
+  while (!server.empty() && std::isspace(static_cast<unsigned char>(server.back())))
+    server.remove_suffix(1);
+  if (std::size_t scheme = server.find("://"); scheme != std::string_view::npos)
+    server.remove_prefix(scheme + 3);
+  server = server.substr(0, server.find_first_of("/?#"));
+  if (std::size_t at = server.rfind('@'); at != std::string_view::npos)
+    server.remove_prefix(at + 1);
+  if (server.starts_with('[')) {  // an IPv6 literal: `[fd00::1]:6443`
+    std::size_t end = server.find(']');
+    return end == std::string_view::npos ? "" : lower(std::string(server.substr(1, end - 1)));
+  }
+  return lower(std::string(server.substr(0, server.find(':'))));
 }
 
 void StepRunner::show(const std::vector<std::string>& command, const std::string& suffix) {

@@ -15,6 +15,15 @@
 
 namespace mlenv::plan {
 
+/// The host of an API server URL as a kubeconfig holds it, lower case:
+/// `https://api.x.example.com:6443` -> `api.x.example.com`, `https://[fd00::1]:6443` ->
+/// `fd00::1`; the text itself when it has no scheme.
+std::string server_host(std::string_view server);
+
+/// Whether `name` may be passed as `--context=NAME`: 1 to 253 letters, digits and `._-:@/`,
+/// not starting with `-` (`oc login` names contexts `<namespace>/<server>:<port>/<user>`).
+bool valid_context_name(std::string_view name);
+
 /// Runs the steps of every env, in the order given, with the clients found for the request.
 class StepRunner {
  public:
@@ -29,6 +38,11 @@ class StepRunner {
 
   /// A run waited for ended Failed.
   bool run_failed() const { return run_failed_; }
+
+  /// Refuses (E0719) when the host of the client's current server (`oc whoami --show-server`,
+  /// else `kubectl config view --minify`) is not `api`, the cluster of the envs `units` names;
+  /// a dry run prints the command. False when apply must stop (diagnostics reported).
+  bool check_server(const std::string& api, const std::string& units);
 
  private:
   std::vector<std::string> argv(Client client, const std::vector<std::string>& args) const;

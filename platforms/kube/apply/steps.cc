@@ -104,6 +104,7 @@ class EnvStepBuilder {
   // Every object the record applied, last in first out, then (plain apply) the Secrets apply
   // created for the env and its ApplySet parent: the env leaves the cluster.
   std::optional<EnvSteps> destroy() {
+    env_leaves_ = true;
     prune_except({});
     if (!options_.admin && env_.applied) {
       for (const PlanSecret& secret : env_.applied->secrets)
@@ -387,6 +388,11 @@ class EnvStepBuilder {
     for (const PlanObject& object : gone) {
       if (object.shared && options_.shared_in_use.count(shared_key(object)) != 0) continue;
       std::string address = object_address(object);
+      if (env_leaves_ && kept_when_env_leaves(object.kind) &&
+          options_.allow_destroy.count(address) == 0) {
+        keep_claim(address, object.name, "");
+        continue;
+      }
       if (!allow(address, object, "delete")) continue;
       destroyed_.insert(address);
       out_.steps.push_back(delete_step(object, applied_parent_.id));
@@ -408,13 +414,18 @@ class EnvStepBuilder {
         out_.steps.push_back(delete_named("persistentvolumeclaims", name));
         continue;
       }
-      Step keep;
-      keep.kind = StepKind::Notice;
-      keep.subject = "Keeping PersistentVolumeClaim/" + name + " and its data (a claim of " +
-                     "StatefulSet/" + statefulset.name + "'s pods); " +
-                     allow_destroy_flag(address) + " deletes it";
-      out_.steps.push_back(std::move(keep));
+      keep_claim(address, name, " (a claim of StatefulSet/" + statefulset.name + "'s pods)");
     }
+  }
+
+  // Says where the delete would be that apply keeps the claim `name` and its data, and the
+  // flag that deletes it.
+  void keep_claim(const std::string& address, const std::string& name, const std::string& whose) {
+    Step keep;
+    keep.kind = StepKind::Notice;
+    keep.subject = "Keeping PersistentVolumeClaim/" + name + " and its data" + whose + "; " +
+                   allow_destroy_flag(address) + " deletes it";
+    out_.steps.push_back(std::move(keep));
   }
 
   // The address the plan shows the object at, which --allow-destroy names: admin objects under
@@ -482,6 +493,7 @@ class EnvStepBuilder {
   const bool rebuild_;
   EnvSteps out_;
   bool refused_ = false;
+  bool env_leaves_ = false;  // destroy(): its claims stay unless --allow-destroy names them
   std::map<std::string, PlanObject> replaced_;  // by `Kind/name`, the applied object
   std::vector<std::string> images_;             // images built so far, in object order
   std::set<std::string> skipped_;               // unchanged Jobs

@@ -111,11 +111,12 @@ std::optional<EnvSteps> plan_steps(const EnvPlan& env, const StepOptions& option
 
 /// The steps that take an env off the cluster (an env removed from the plan, or
 /// `mlenvc destroy`): every object of its applied record (`env.applied`) deleted in reverse
-/// apply order, then (plain apply) its Secrets and ApplySet parent. Claims, volumes,
-/// namespaces, admin and shared objects need --allow-destroy (E0704); shared objects in
-/// `options.shared_in_use` are left to the envs that keep them. The claims a deleted
-/// StatefulSet's pods leave (pod_claims.h) are deleted after it, last ordinal first, only when
-/// --allow-destroy names each; otherwise a Notice says each is kept.
+/// apply order, then (plain apply) its Secrets and ApplySet parent: the GPUs are free. Its
+/// claims (kept_when_env_leaves), and those a deleted StatefulSet's pods leave (pod_claims.h,
+/// after it, last ordinal first), are deleted only when --allow-destroy names each; otherwise a
+/// Notice says each is kept and names the flag. Volumes, namespaces, admin and shared objects
+/// need --allow-destroy (E0704); shared objects in `options.shared_in_use` are left to the envs
+/// that keep them.
 std::optional<EnvSteps> destroy_steps(const EnvPlan& env, const StepOptions& options,
                                       std::set<std::string>& destroyed, Diagnostics& diagnostics);
 
