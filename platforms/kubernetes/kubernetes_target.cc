@@ -206,13 +206,26 @@ std::vector<std::string> KubernetesTarget::check(const ir::Program& program,
   return grouped(notes);
 }
 
+namespace {
+
+EnvOutput render_one(const std::vector<EnvLayout>& layouts, std::size_t i,
+                     const PlanContext& context, bool tree) {
+  return render_env(layouts[i], context, tree);
+}
+
+}  // namespace
+
 Output KubernetesTarget::render(const ir::Program& program, Diagnostics& diagnostics,
                                 Scope scope) const {
-  auto render_one = [](const std::vector<EnvLayout>& layouts, std::size_t i,
-                       const PlanContext& context,
-                       bool tree) { return render_env(layouts[i], context, tree); };
   return render_program(program, ir::Platform::kubernetes, scope, diagnostics, render_one,
                         &kube::kAdminIndex);
+}
+
+std::vector<std::string> KubernetesTarget::stream(const ir::Program& program,
+                                                  Diagnostics& diagnostics,
+                                                  const ObjectSink& write) const {
+  // No Kubernetes object is the platform team's: there is no admin pass.
+  return stream_program(program, ir::Platform::kubernetes, diagnostics, render_one, {}, write);
 }
 
 }  // namespace mlenv::target::kubernetes
