@@ -22,18 +22,18 @@ void ValueList::append(const ValueList& more) {
   for (ValuePtr& item : added) push_back(std::move(item));
 }
 
-Slot* Value::slot(const std::string& name) {
+Slot* Value::slot(std::string_view name) {
   for (Slot& s : slots) {
     if (s.name == name) return &s;
   }
   return nullptr;
 }
 
-const Slot* Value::slot(const std::string& name) const {
+const Slot* Value::slot(std::string_view name) const {
   return const_cast<Value*>(this)->slot(name);
 }
 
-const Value* Value::get(const std::string& name) const {
+const Value* Value::get(std::string_view name) const {
   const Slot* s = slot(name);
   return s ? s->value.get() : nullptr;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -62,13 +63,17 @@ struct Value {
   /// ... and whether it, or what it extends, reported errors: it may lack what was wrong, so
   /// the rules of envs that use it stay silent rather than report what follows from those.
   bool had_errors = false;
+  /// Block: complete() has filled its defaults. A cluster's or image's value is shared by its
+  /// envs, and each env's completion walks it once, not once per env.
+  bool completed = false;
   /// Block fields whose assignment was an error: not "missing" (E0303), already explained.
   std::vector<std::string> failed_fields;
   SourceRange range;  ///< where the value was written
 
-  Slot* slot(const std::string& name);
-  const Slot* slot(const std::string& name) const;
-  const Value* get(const std::string& name) const;
+  // By string_view: rules and lowering ask for fields by literal name, with no string built.
+  Slot* slot(std::string_view name);
+  const Slot* slot(std::string_view name) const;
+  const Value* get(std::string_view name) const;
   /// Adds `name` to `failed_fields` once: a chain of `extends` that fails the same field at
   /// every link keeps one entry, not one per link copied into every child.
   void mark_failed(const std::string& name);
