@@ -193,14 +193,12 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
 
 std::vector<std::string> KubernetesTarget::check(const ir::Program& program,
                                                  Diagnostics& diagnostics) const {
-  SharedObjects shared;
+  kube::SharedAttachments attachments;
   std::vector<Note> notes;
   for (const ir::Env& env : program.envs) {
     EnvLayout layout = make_layout(env);
     check_env(layout, diagnostics);
-    for (const Object& o : kube::network_attachments(layout)) {
-      shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
-    }
+    attachments.add(layout, diagnostics);
     for (Note& note : cluster_notes(layout)) notes.push_back(std::move(note));
   }
   return grouped(notes);

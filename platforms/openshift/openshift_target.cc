@@ -74,16 +74,14 @@ std::vector<std::string> OpenShiftTarget::check(const ir::Program& program,
   // The rules a program can break. check_rails and check_routes guard the target's own
   // objects (no program reaches them), so they run only where objects are built: render.
   // Of the shared objects only attachments can disagree: ServiceAccounts are merged.
-  SharedObjects shared;
+  kube::SharedAttachments attachments;
   for (const ir::Env& env : program.envs) {
     kube::check_pinned_image(env, diagnostics);
     check_exposure(env, diagnostics);
     EnvLayout layout = make_layout(env);
     kube::check_names(layout, diagnostics);
     check_layout(layout, diagnostics);
-    for (const Object& o : kube::network_attachments(layout)) {
-      shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
-    }
+    attachments.add(layout, diagnostics);
   }
   // What the platform team must apply or grant is printed by `build` and `plan`, with the
   // objects it concerns.
