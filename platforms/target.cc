@@ -62,6 +62,21 @@ class ProgramTarget : public Target {
     }
     return notes;
   }
+
+  // Each platform's part in the order of ir::Platform, as merge_outputs puts their streams.
+  std::vector<std::string> stream(const ir::Program& program, Diagnostics& diagnostics,
+                                  const ObjectSink& write) const override {
+    if (std::optional<ir::Platform> one = single_platform(program)) {
+      return make_target(*one).stream(program, diagnostics, write);
+    }
+    std::vector<std::string> notes;
+    for (const auto& [platform, part] : by_platform(program)) {
+      for (std::string& note : make_target(platform).stream(part, diagnostics, write)) {
+        notes.push_back(std::move(note));
+      }
+    }
+    return notes;
+  }
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // The renderer every provider (platforms/provider.h) owns: a pure function from the typed
 // program to files. Nothing here names a platform.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,6 +46,9 @@ enum class Scope : unsigned char {
   Objects,
 };
 
+/// Receives the objects of the `build -o -` stream, one at a time, in stream order.
+using ObjectSink = std::function<void(const File& object)>;
+
 class Target {
  public:
   virtual ~Target() = default;
@@ -60,6 +64,17 @@ class Target {
   virtual std::vector<std::string> check(const ir::Program& program,
                                          Diagnostics& diagnostics) const {
     return render(program, diagnostics, Scope::Objects).notes;
+  }
+  /// The objects of `render(program, diagnostics, Scope::Objects).stream`, the same bytes in the
+  /// same order, handed to `write` while envs are still being rendered, so that a fleet's stream
+  /// is never held whole (`build -o -`); returns the notes of that render. What is written stays
+  /// written when a rule reports an error midway: callers run `check` first, which reports what
+  /// a program can break. The default renders everything, then writes.
+  virtual std::vector<std::string> stream(const ir::Program& program, Diagnostics& diagnostics,
+                                          const ObjectSink& write) const {
+    Output out = render(program, diagnostics, Scope::Objects);
+    for (std::size_t i : out.stream) write(out.files[i]);
+    return out.notes;
   }
 };
 

@@ -65,6 +65,12 @@ std::optional<ir::Program> Checker::run(const std::string& root_path) {
 
   ir::Program program;
   program.source = root_path;
+  // Room for every env up front: a fleet's IR is not copied as it grows, nor held twice.
+  program.envs.reserve(
+      std::count_if(root->tree->items.begin(), root->tree->items.end(), [](const ast::Item& item) {
+        const auto* decl = boost::get<ast::Decl>(&item);
+        return decl && decl->kind.name == "env";
+      }));
   std::size_t errors_before_envs = diagnostics_.error_count();
   for (const ast::Item& item : root->tree->items) {
     const auto* decl = boost::get<ast::Decl>(&item);
@@ -83,6 +89,7 @@ std::optional<ir::Program> Checker::run(const std::string& root_path) {
     check_rules(*env, state);
     if (diagnostics_.error_count() != errors) continue;
     program.envs.push_back(lower(*env, state));
+    release(state);
   }
   check_queues(program, diagnostics_);
   if (diagnostics_.error_count() != 0 || errors_before_envs != 0) return std::nullopt;

@@ -106,6 +106,9 @@ class Checker {
   void check_rules(const Value& env, const DeclState& state);
   // lower.cc
   ir::Env lower(const Value& env, const DeclState& state);
+  /// Drops a lowered env's value (a fleet's would outweigh its IR), keeping alive the nodes in
+  /// it that `checked_values_` names, whose addresses a later env's values must not reuse.
+  void release(DeclState& env);
 
   const FileSystem& files_;
   SourceManager& sources_;
@@ -124,7 +127,8 @@ class Checker {
   /// Platform findings about a cluster or image already reported (every env using it would
   /// repeat them), by source place and field.
   std::set<std::string> reported_platform_;
-  CheckedValues checked_values_;  ///< image values every env shares, checked once
+  CheckedValues checked_values_;         ///< image values every env shares, checked once
+  std::vector<ValuePtr> checked_alive_;  ///< those of released envs (release())
   /// Bytes of values built so far (strings, and the lists and blocks copied on write), held
   /// to limits::kMaxValueBytes so that memory is bounded by the input.
   /// Failures reported elsewhere (a use of a failed import, whose E0201 explains it): they

@@ -10,6 +10,8 @@ namespace mlenv::check {
 
 void Checker::complete(Value& value, const SchemaDef& schema, const DeclState& env,
                        const std::string& path) {
+  if (value.completed) return;  // every default is there, every missing field reported
+  value.completed = true;
   for (const FieldDef& field : schema.fields) {
     Slot* slot = value.slot(field.name);
     if (!slot) {

@@ -199,4 +199,26 @@ ir::Env Checker::lower(const Value& env, const DeclState& state) {
   return out;
 }
 
+namespace {
+
+// Adds to `alive` every node under `value` that `checked` names. A declaration's value (a
+// cluster, an image) belongs to its declaration, which outlives the env: not descended into.
+void keep_checked(const Value& value, const CheckedValues& checked, std::vector<ValuePtr>& alive) {
+  auto visit = [&](const ValuePtr& child) {
+    if (!child) return;
+    if (checked.count(child.get()) != 0) alive.push_back(child);
+    if (child->decl.empty()) keep_checked(*child, checked, alive);
+  };
+  for (const Slot& slot : value.slots) visit(slot.value);
+  for (const ValuePtr& item : value.items) visit(item);
+}
+
+}  // namespace
+
+void Checker::release(DeclState& env) {
+  if (checked_values_.count(env.value.get()) != 0) checked_alive_.push_back(env.value);
+  keep_checked(*env.value, checked_values_, checked_alive_);
+  env.value.reset();
+}
+
 }  // namespace mlenv::check

@@ -22,7 +22,7 @@ void ValueList::append(const ValueList& more) {
   for (ValuePtr& item : added) push_back(std::move(item));
 }
 
-Slot* Value::slot(const std::string& name) {
+Slot* Value::slot(std::string_view name) {
   if (slots.size() <= kScannedSlots) {
     for (Slot& s : slots) {
       if (s.name == name) return &s;
@@ -34,7 +34,7 @@ Slot* Value::slot(const std::string& name) {
 }
 
 std::optional<std::size_t> SlotIndex::find(const std::vector<Slot>& slots,
-                                           const std::string& name) {
+                                           std::string_view name) {
   if (!index_) index_ = std::make_unique<Index>();
   for (; index_->indexed < slots.size(); ++index_->indexed)
     index_->positions.emplace(slots[index_->indexed].name, index_->indexed);
@@ -43,11 +43,11 @@ std::optional<std::size_t> SlotIndex::find(const std::vector<Slot>& slots,
   return it->second;
 }
 
-const Slot* Value::slot(const std::string& name) const {
+const Slot* Value::slot(std::string_view name) const {
   return const_cast<Value*>(this)->slot(name);
 }
 
-const Value* Value::get(const std::string& name) const {
+const Value* Value::get(std::string_view name) const {
   const Slot* s = slot(name);
   return s ? s->value.get() : nullptr;
 }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -64,11 +65,19 @@ class SlotIndex {
     return *this;
   }
   /// The position of `name` among `slots`, or nullopt.
-  std::optional<std::size_t> find(const std::vector<Slot>& slots, const std::string& name);
+  std::optional<std::size_t> find(const std::vector<Slot>& slots, std::string_view name);
 
  private:
+  // Hashes names as string_view, so a lookup by a literal builds no string.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const {
+      return std::hash<std::string_view>{}(name);
+    }
+  };
   struct Index {
-    std::unordered_map<std::string, std::size_t> positions;  ///< name -> its first slot
+    std::unordered_map<std::string, std::size_t, NameHash, std::equal_to<>>
+        positions;  ///< name -> its first slot
     std::size_t indexed = 0;
   };
   std::unique_ptr<Index> index_;
@@ -87,6 +96,9 @@ struct Value {
   /// ... and whether it, or what it extends, reported errors: it may lack what was wrong, so
   /// the rules of envs that use it stay silent rather than report what follows from those.
   bool had_errors = false;
+  /// Block: complete() has filled its defaults. A cluster's or image's value is shared by its
+  /// envs, and each env's completion walks it once, not once per env.
+  bool completed = false;
   /// Block fields whose assignment was an error: not "missing" (E0303), already explained.
   std::vector<std::string> failed_fields;
   SourceRange range;  ///< where the value was written
@@ -95,9 +107,10 @@ struct Value {
   mutable SlotIndex slot_index;
   static constexpr std::size_t kScannedSlots = 32;
 
-  Slot* slot(const std::string& name);
-  const Slot* slot(const std::string& name) const;
-  const Value* get(const std::string& name) const;
+  // By string_view: rules and lowering ask for fields by literal name, with no string built.
+  Slot* slot(std::string_view name);
+  const Slot* slot(std::string_view name) const;
+  const Value* get(std::string_view name) const;
   /// Adds `name` to `failed_fields` once: a chain of `extends` that fails the same field at
   /// every link keeps one entry, not one per link copied into every child.
   void mark_failed(const std::string& name);

@@ -48,6 +48,29 @@ bool validate(const target::Output& output, const std::vector<std::string>& docu
   return ok;
 }
 
+// `-o -`: the rules first (what `check` runs), then each object written as it is rendered, so a
+// fleet's stream is never held whole. A rule the render alone runs (one that guards the
+// target's own objects) failing midway leaves the objects before it written, and exit 1.
+int stream(Compilation& compilation, const target::Target& target, bool json) {
+  if (compilation.program) target.check(*compilation.program, compilation.diagnostics);
+  print_diagnostics(compilation, json);
+  if (!compilation.program || compilation.diagnostics.has_errors()) return 1;
+  Diagnostics rendered;  // the render repeats check's warnings: only its errors are new
+  std::vector<std::string> notes = target.stream(
+      *compilation.program, rendered,
+      [](const target::File& object) { plan::write_stream_object(object, std::cout); });
+  std::cout.flush();
+  if (rendered.has_errors()) {
+    compilation.diagnostics = std::move(rendered);
+    print_diagnostics(compilation, json);
+    return 1;
+  }
+  target::Output out;
+  out.notes = std::move(notes);
+  print_notes(out);
+  return std::cout.good() ? 0 : 1;
+}
+
 }  // namespace
 
 int run_build(const Args& args) {
@@ -80,6 +103,7 @@ int run_build(const Args& args) {
 
   DiskFileSystem disk;
   auto compilation = compile(options.positional[0], disk);
+  if (out_dir && *out_dir == "-" && documents.empty()) return stream(*compilation, *target, json);
   bool tree = out_dir && *out_dir != "-";
   std::optional<target::Output> rendered =
       render(*compilation, *target, tree ? target::Scope::Tree : target::Scope::Objects);
@@ -89,7 +113,7 @@ int run_build(const Args& args) {
   if (!documents.empty() && !validate(output, documents)) return 1;
   if (!out_dir) return 0;
 
-  if (*out_dir == "-") {
+  if (*out_dir == "-") {  // with --openapi: every object was validated before one is written
     plan::write_object_stream(output, std::cout);
   } else {
     std::string error = plan::write_output_tree(output, *out_dir);

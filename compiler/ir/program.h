@@ -63,6 +63,7 @@ struct Ipam {
   std::string type;                  ///< "whereabouts" or "dhcp"
   std::string range;                 ///< CIDR, whereabouts only
   std::vector<std::string> exclude;  ///< addresses or CIDRs within `range`
+  bool operator==(const Ipam&) const = default;
 };
 
 /// One RDMA rail: the pod interface it carries, its link layer, and the attachment and
@@ -75,6 +76,7 @@ struct Rail {
   std::string resource;  ///< "openshift.io/eno5np0rdma", "" when none
   Attachment attachment = Attachment::sriov;
   std::optional<Ipam> ipam;  ///< unset: the attachment gives the interface no address
+  bool operator==(const Rail&) const = default;
 };
 
 struct Rdma {

@@ -74,10 +74,12 @@ std::string write_output_tree(const target::Output& output, const std::string& r
   return "";
 }
 
+void write_stream_object(const target::File& object, std::ostream& out) {
+  out << "---\n" << object.content;
+}
+
 void write_object_stream(const target::Output& output, std::ostream& out) {
-  for (std::size_t i : output.stream) {
-    out << "---\n" << output.files[i].content;
-  }
+  for (std::size_t i : output.stream) write_stream_object(output.files[i], out);
 }
 
 }  // namespace mlenv::plan

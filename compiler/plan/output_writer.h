@@ -16,4 +16,7 @@ std::string write_output_tree(const target::Output& output, const std::string& r
 /// Writes every object of `output` as one multi-document YAML stream (for `oc apply -f -`).
 void write_object_stream(const target::Output& output, std::ostream& out);
 
+/// Writes one object of that stream (Target::stream hands them over one at a time).
+void write_stream_object(const target::File& object, std::ostream& out);
+
 }  // namespace mlenv::plan

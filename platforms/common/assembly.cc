@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 #include "compiler/base/parallel.h"
 #include "platforms/common/dockerfile.h"
@@ -45,6 +46,51 @@ struct ClusterAdmin {
   std::set<std::string> addresses;
 };
 
+// What the merge carries from env to env, in program order: the shared objects seen, each
+// cluster's admin objects and every env's notes. Both `assemble` and `stream_program` merge
+// through it, so the tree's stream and the streamed objects are the same.
+struct Merge {
+  SharedObjects shared;
+  std::map<std::string, ClusterAdmin> admin;  ///< by cluster directory
+  std::vector<Note> notes;
+
+  // Adds the admin objects of one env, each address once per cluster (a cluster without any
+  // has no `_admin/`).
+  void add_admin(const EnvLayout& layout, std::vector<std::pair<std::string, File>>& files) {
+    if (files.empty()) return;
+    ClusterAdmin& cluster_admin = admin[layout.cluster];
+    for (auto& [address, file] : files) {
+      if (cluster_admin.addresses.insert(address).second) {
+        cluster_admin.files.push_back(std::move(file));
+      }
+    }
+  }
+
+  // Takes env `env`'s diagnostics and notes; the indices of its objects that an earlier env
+  // already put in the stream (shared objects).
+  std::set<std::size_t> take(const EnvLayout& layout, EnvOutput& env, Diagnostics& diagnostics) {
+    diagnostics.append(env.diagnostics);
+    std::set<std::size_t> repeated;
+    for (const auto& [address, index] : env.shared) {
+      if (!shared.add(layout, address, env.files[index].content, diagnostics)) {
+        repeated.insert(index);
+      }
+    }
+    notes.insert(notes.end(), env.notes.begin(), env.notes.end());
+    return repeated;
+  }
+};
+
+// One layout per env, in program order; `prepare`, when given, sees them all.
+std::vector<EnvLayout> layouts_of(
+    const ir::Program& program, const std::function<void(const std::vector<EnvLayout>&)>& prepare) {
+  std::vector<EnvLayout> layouts;
+  layouts.reserve(program.envs.size());
+  for (const ir::Env& env : program.envs) layouts.push_back(make_layout(env));
+  if (prepare) prepare(layouts);
+  return layouts;
+}
+
 }  // namespace
 
 std::vector<std::string> grouped(const std::vector<Note>& notes) {
@@ -77,35 +123,21 @@ Output assemble(const std::vector<EnvLayout>& layouts, std::vector<EnvOutput> re
   const std::size_t n = rendered.size();
   Output out;
   std::vector<std::size_t> stream;  // env object files, in apply order within each env
-  std::vector<Note> notes;
-  std::map<std::string, ClusterAdmin> admin;
-  SharedObjects shared;
+  Merge merge;
   for (std::size_t i = 0; i < n; ++i) {
     EnvOutput& env = rendered[i];
-    diagnostics.append(env.diagnostics);
-    std::set<std::size_t> repeated;  // shared objects an earlier env put in the stream
-    for (const auto& [address, index] : env.shared) {
-      if (!shared.add(layouts[i], address, env.files[index].content, diagnostics)) {
-        repeated.insert(index);
-      }
-    }
-    for (auto& [address, file] : env.admin) {
-      ClusterAdmin& cluster_admin = admin[layouts[i].cluster];
-      if (cluster_admin.addresses.insert(address).second) {
-        cluster_admin.files.push_back(std::move(file));
-      }
-    }
+    std::set<std::size_t> repeated = merge.take(layouts[i], env, diagnostics);
+    merge.add_admin(layouts[i], env.admin);
     for (std::size_t k = 0; k < env.files.size(); ++k) {
       if (k < env.objects && repeated.count(k) == 0) stream.push_back(out.files.size());
       out.files.push_back(std::move(env.files[k]));
     }
-    notes.insert(notes.end(), env.notes.begin(), env.notes.end());
     env = EnvOutput();  // its memory is not needed twice
   }
 
   // Cluster-scoped objects first in the stream, once per cluster; then env objects in order.
   std::vector<std::size_t> admin_stream;
-  for (auto& [cluster, a] : admin) {
+  for (auto& [cluster, a] : merge.admin) {
     std::vector<std::string> resources;
     for (File& f : a.files) {
       resources.push_back(f.path.substr(cluster.size() + 8));  // strip `<cluster>/_admin/`
@@ -127,9 +159,9 @@ Output assemble(const std::vector<EnvLayout>& layouts, std::vector<EnvOutput> re
   for (std::size_t i : admin_stream) out.stream.push_back(i);
   for (std::size_t i : stream) out.stream.push_back(i);
   sort_files(out);
-  out.notes = grouped(notes);
+  out.notes = grouped(merge.notes);
   std::set<std::pair<std::string, std::string>> listed;  // a cluster's note comes from each env
-  for (Note& note : notes) {
+  for (Note& note : merge.notes) {
     if (listed.emplace(note.subject, note.text).second)
       out.note_details.emplace_back(std::move(note.subject), std::move(note.text));
   }
@@ -146,15 +178,59 @@ Output render_program(const ir::Program& program, ir::Platform platform, Scope s
   context.source = program.source;
   if (tree) context.inputs = plan_inputs(program.inputs);
   const std::size_t n = program.envs.size();
-  std::vector<EnvLayout> layouts;
-  layouts.reserve(n);
-  for (const ir::Env& env : program.envs) layouts.push_back(make_layout(env));
-  if (prepare) prepare(layouts);
+  std::vector<EnvLayout> layouts = layouts_of(program, prepare);
   // Envs render independently (in parallel); assemble merges them in program order.
   std::vector<EnvOutput> rendered(n);
   parallel_for(n, [&](std::size_t i) { rendered[i] = render_env(layouts, i, context, tree); });
   return assemble(layouts, std::move(rendered), tree, diagnostics, {program_inputs_file(context)},
                   admin_index);
+}
+
+std::vector<std::string> stream_program(
+    const ir::Program& program, ir::Platform platform, Diagnostics& diagnostics,
+    const EnvRenderer& render_env, const AdminRenderer& render_admin, const ObjectSink& write,
+    const std::function<void(const std::vector<EnvLayout>&)>& prepare) {
+  PlanContext context;
+  context.platform = platform;
+  context.source = program.source;
+  const std::size_t n = program.envs.size();
+  std::vector<EnvLayout> layouts = layouts_of(program, prepare);
+  // Every cluster's admin objects come first in the stream, and any env may add to them: they
+  // are built alone (a few small objects per env) and written before any env is rendered.
+  Merge merge;
+  if (render_admin) {
+    for (const EnvLayout& layout : layouts) {
+      std::vector<std::pair<std::string, File>> files = render_admin(layout);
+      merge.add_admin(layout, files);
+    }
+  }
+  for (const auto& [cluster, a] : merge.admin) {
+    for (const File& f : a.files) write(f);
+  }
+  // Then the envs, a batch at a time: rendered in parallel, written in program order.
+  constexpr std::size_t kBatch = 256;
+  std::vector<EnvOutput> rendered;
+  for (std::size_t first = 0; first < n; first += kBatch) {
+    const std::size_t count = std::min(kBatch, n - first);
+    rendered.assign(count, EnvOutput());
+    parallel_for(count, [&](std::size_t k) {
+      rendered[k] = render_env(layouts, first + k, context, false);
+    });
+    for (std::size_t k = 0; k < count; ++k) {
+      const EnvLayout& layout = layouts[first + k];
+      EnvOutput& env = rendered[k];
+      for (const auto& [address, file] : env.admin) {
+        if (merge.admin[layout.cluster].addresses.count(address) == 0) {
+          throw std::logic_error(file.path + " is missing from the env's admin objects");
+        }
+      }
+      std::set<std::size_t> repeated = merge.take(layout, env, diagnostics);
+      for (std::size_t i = 0; i < env.objects; ++i) {
+        if (repeated.count(i) == 0) write(env.files[i]);
+      }
+    }
+  }
+  return grouped(merge.notes);
 }
 
 }  // namespace mlenv::target

@@ -79,4 +79,18 @@ Output render_program(const ir::Program& program, ir::Platform platform, Scope s
                       const AdminIndex* admin_index = nullptr,
                       const std::function<void(const std::vector<EnvLayout>&)>& prepare = {});
 
+/// How a platform renders only env `layout`'s `_admin/` objects, as EnvOutput::admin holds them:
+/// a stream writes every cluster's admin objects before any env's objects.
+using AdminRenderer =
+    std::function<std::vector<std::pair<std::string, File>>(const EnvLayout& layout)>;
+
+/// `render_program`'s stream (Target::stream): each cluster's admin objects, from `render_admin`
+/// (empty for a platform that emits none), then the envs rendered in parallel a batch at a time
+/// and their objects written in program order, shared objects once; the grouped notes. An env
+/// whose rendered admin objects `render_admin` did not give is a target bug: std::logic_error.
+std::vector<std::string> stream_program(
+    const ir::Program& program, ir::Platform platform, Diagnostics& diagnostics,
+    const EnvRenderer& render_env, const AdminRenderer& render_admin, const ObjectSink& write,
+    const std::function<void(const std::vector<EnvLayout>&)>& prepare = {});
+
 }  // namespace mlenv::target

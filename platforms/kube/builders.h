@@ -67,6 +67,20 @@ Object exposed_service(const EnvLayout& layout, const ExposedService& service,
 
 /// One NetworkAttachmentDefinition per SR-IOV rail (rails that name a `network`).
 std::vector<Object> network_attachments(const EnvLayout& layout);
+
+/// `check`'s rule on the attachments that envs share (E0413): each env's are added in turn. They
+/// are a function of the rails and the namespace alone, so an env with the same rails as one
+/// already added on its API server and namespace adds nothing: a fleet builds each cluster's
+/// attachments once, not once per env.
+class SharedAttachments {
+ public:
+  void add(const EnvLayout& layout, Diagnostics& diagnostics);
+
+ private:
+  SharedObjects shared_;
+  /// The distinct rails added, by API server and namespace.
+  std::map<std::string, std::vector<const std::vector<ir::Rail>*>> added_;
+};
 /// The `k8s.v1.cni.cncf.io/networks` annotation value (JSON list), "" without SR-IOV rails.
 std::string networks_annotation(const EnvLayout& layout);
 /// SR-IOV device-plugin resources the pod requests: one unit per rail.

@@ -7,6 +7,23 @@
 #include "platforms/kube/builders.h"
 
 namespace mlenv::target::kube {
+namespace {
+
+std::pair<std::string, File> admin_entry(const EnvLayout& layout, const Object& o,
+                                         const std::string& file, std::string bytes) {
+  return {o.address(), {layout.cluster + "/_admin/" + file, std::move(bytes)}};
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, File>> admin_output(const EnvLayout& layout,
+                                                       const std::vector<Object>& objects) {
+  std::vector<std::pair<std::string, File>> out;
+  for (const Object& o : objects) {
+    if (o.admin) out.push_back(admin_entry(layout, o, o.file_name(), to_yaml(o.body)));
+  }
+  return out;
+}
 
 EnvOutput env_output(const EnvLayout& layout, const std::vector<Object>& objects,
                      std::vector<EnvFile> files, const PlanActions& steps,
@@ -21,7 +38,7 @@ EnvOutput env_output(const EnvLayout& layout, const std::vector<Object>& objects
     std::string sha = tree ? sha256_hex(bytes) : "";
     if (o.admin) {
       planned.push_back({&o, "../_admin/" + file, std::move(sha)});
-      out.admin.push_back({o.address(), {layout.cluster + "/_admin/" + file, std::move(bytes)}});
+      out.admin.push_back(admin_entry(layout, o, file, std::move(bytes)));
       continue;
     }
     if (o.shared) out.shared.emplace_back(o.address(), out.files.size());

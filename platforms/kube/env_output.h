@@ -4,6 +4,7 @@
 // kustomization.yaml listing the objects in apply order and plan.json (PLAN_JSON.md).
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "platforms/common/assembly.h"
@@ -23,5 +24,9 @@ struct EnvFile {
 EnvOutput env_output(const EnvLayout& layout, const std::vector<Object>& objects,
                      std::vector<EnvFile> files, const PlanActions& steps,
                      const PlanContext& context, bool tree);
+
+/// The `_admin/` objects among `objects`, as env_output puts them in EnvOutput::admin.
+std::vector<std::pair<std::string, File>> admin_output(const EnvLayout& layout,
+                                                       const std::vector<Object>& objects);
 
 }  // namespace mlenv::target::kube

@@ -1,4 +1,5 @@
 #include "platforms/common/json_writer.h"
+#include "platforms/common/yaml_writer.h"
 #include "platforms/kube/builders.h"
 
 namespace mlenv::target::kube {
@@ -42,6 +43,19 @@ std::vector<Object> network_attachments(const EnvLayout& layout) {
     out.push_back(std::move(o));
   }
   return out;
+}
+
+void SharedAttachments::add(const EnvLayout& layout, Diagnostics& diagnostics) {
+  const std::vector<ir::Rail>* rails = attached_rails(layout);
+  if (!rails) return;
+  auto& added = added_[layout.env->cluster.api + " " + layout.namespace_name];
+  for (const std::vector<ir::Rail>* other : added) {
+    if (*other == *rails) return;  // the same objects, byte for byte
+  }
+  added.push_back(rails);
+  for (const Object& o : network_attachments(layout)) {
+    shared_.add(layout, o.address(), to_yaml(o.body), diagnostics);
+  }
 }
 
 std::string networks_annotation(const EnvLayout& layout) {

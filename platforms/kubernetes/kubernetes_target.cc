@@ -195,30 +195,42 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
 
 std::vector<std::string> KubernetesTarget::check(const ir::Program& program,
                                                  Diagnostics& diagnostics) const {
-  SharedObjects shared;
+  kube::SharedAttachments attachments;
+  SharedObjects claims;
   std::vector<Note> notes;
   for (const ir::Env& env : program.envs) {
     EnvLayout layout = make_layout(env);
     check_env(layout, diagnostics);
-    for (const Object& o : kube::network_attachments(layout)) {
-      shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
-    }
+    attachments.add(layout, diagnostics);
     // An env's own claim named like its namespace's shared one (env `a` on cluster `a`).
     for (const Object& o : kube::rwx_claims(layout)) {
-      shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
+      claims.add(layout, o.address(), to_yaml(o.body), diagnostics);
     }
     for (Note& note : cluster_notes(layout)) notes.push_back(std::move(note));
   }
   return grouped(notes);
 }
 
+namespace {
+
+EnvOutput render_one(const std::vector<EnvLayout>& layouts, std::size_t i,
+                     const PlanContext& context, bool tree) {
+  return render_env(layouts[i], context, tree);
+}
+
+}  // namespace
+
 Output KubernetesTarget::render(const ir::Program& program, Diagnostics& diagnostics,
                                 Scope scope) const {
-  auto render_one = [](const std::vector<EnvLayout>& layouts, std::size_t i,
-                       const PlanContext& context,
-                       bool tree) { return render_env(layouts[i], context, tree); };
   return render_program(program, ir::Platform::kubernetes, scope, diagnostics, render_one,
                         &kube::kAdminIndex);
+}
+
+std::vector<std::string> KubernetesTarget::stream(const ir::Program& program,
+                                                  Diagnostics& diagnostics,
+                                                  const ObjectSink& write) const {
+  // No Kubernetes object is the platform team's: there is no admin pass.
+  return stream_program(program, ir::Platform::kubernetes, diagnostics, render_one, {}, write);
 }
 
 }  // namespace mlenv::target::kubernetes

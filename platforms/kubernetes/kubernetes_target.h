@@ -15,6 +15,8 @@ class KubernetesTarget : public Target {
   Output render(const ir::Program& program, Diagnostics& diagnostics, Scope scope) const override;
   std::vector<std::string> check(const ir::Program& program,
                                  Diagnostics& diagnostics) const override;
+  std::vector<std::string> stream(const ir::Program& program, Diagnostics& diagnostics,
+                                  const ObjectSink& write) const override;
 };
 
 /// The image the env runs: `<image.registry>/<env>:<image.tag>`.

@@ -20,8 +20,7 @@ void append(std::vector<Object>& to, std::vector<Object> from) {
 
 }  // namespace
 
-std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot_json,
-                                const std::map<std::string, std::string>& account_annotations) {
+std::vector<Object> admin_objects(const EnvLayout& layout) {
   std::vector<Object> objects;
   const Scc scc = env_scc(layout);
   // The SCC serves every cluster declaration on its API server: it names none of them. A
@@ -30,6 +29,13 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
     objects.push_back(ipc_lock_scc(layout.shared_labels));
     append(objects, scc_grant(layout, scc));
   }
+  return objects;
+}
+
+std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot_json,
+                                const std::map<std::string, std::string>& account_annotations) {
+  std::vector<Object> objects = admin_objects(layout);
+  const Scc scc = env_scc(layout);
   objects.push_back(kube::service_account(layout, account_annotations));
   append(objects, kube::network_attachments(layout));
   append(objects, kube::rwx_claims(layout));
@@ -68,19 +74,18 @@ std::vector<std::string> OpenShiftTarget::check(const ir::Program& program,
   // The rules a program can break. check_rails and check_routes guard the target's own
   // objects (no program reaches them), so they run only where objects are built: render.
   // Of the shared objects only attachments and claims can disagree: ServiceAccounts are merged.
-  SharedObjects shared;
+  kube::SharedAttachments attachments;
+  SharedObjects claims;
   for (const ir::Env& env : program.envs) {
     kube::check_pinned_image(env, diagnostics);
     check_exposure(env, diagnostics);
     EnvLayout layout = make_layout(env);
     kube::check_names(layout, diagnostics);
     check_layout(layout, diagnostics);
-    for (const Object& o : kube::network_attachments(layout)) {
-      shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
-    }
+    attachments.add(layout, diagnostics);
     // An env's own claim named like its namespace's shared one (env `a` on cluster `a`).
     for (const Object& o : kube::rwx_claims(layout)) {
-      shared.add(layout, o.address(), to_yaml(o.body), diagnostics);
+      claims.add(layout, o.address(), to_yaml(o.body), diagnostics);
     }
   }
   // What the platform team must apply or grant is printed by `build` and `plan`, with the
@@ -166,32 +171,54 @@ EnvOutput render_env(const EnvLayout& layout,
   return out;
 }
 
+// Envs sharing a ServiceAccount share its redirect annotations: each env's SA carries all.
+class AccountAnnotations {
+ public:
+  // The env renderer of render_program and stream_program, given the annotations of every env
+  // (prepare(), which they call first).
+  EnvRenderer renderer() const {
+    return [this](const std::vector<EnvLayout>& layouts, std::size_t i, const PlanContext& context,
+                  bool tree) {
+      const EnvLayout& layout = layouts[i];
+      return render_env(layout, layout.shared_service_account ? merged_.at(key(layout)) : own_[i],
+                        context, tree);
+    };
+  }
+  void prepare(const std::vector<EnvLayout>& layouts) {
+    for (const EnvLayout& layout : layouts) {
+      const auto& mine = own_.emplace_back(oauth_redirect_annotations(layout));
+      if (layout.shared_service_account) merged_[key(layout)].insert(mine.begin(), mine.end());
+    }
+  }
+
+ private:
+  static std::string key(const EnvLayout& l) {
+    return l.env->cluster.api + " " + l.namespace_name + " " + l.service_account;
+  }
+  std::vector<std::map<std::string, std::string>> own_;
+  std::map<std::string, std::map<std::string, std::string>> merged_;
+};
+
 }  // namespace
 
 Output OpenShiftTarget::render(const ir::Program& program, Diagnostics& diagnostics,
                                Scope scope) const {
-  // Envs sharing a ServiceAccount share its redirect annotations: each env's SA carries all.
-  std::vector<std::map<std::string, std::string>> own;
-  std::map<std::string, std::map<std::string, std::string>> merged;
-  auto account_key = [](const EnvLayout& l) {
-    return l.env->cluster.api + " " + l.namespace_name + " " + l.service_account;
+  AccountAnnotations accounts;
+  return render_program(program, ir::Platform::openshift, scope, diagnostics, accounts.renderer(),
+                        &kube::kAdminIndex,
+                        [&](const std::vector<EnvLayout>& layouts) { accounts.prepare(layouts); });
+}
+
+std::vector<std::string> OpenShiftTarget::stream(const ir::Program& program,
+                                                 Diagnostics& diagnostics,
+                                                 const ObjectSink& write) const {
+  AccountAnnotations accounts;
+  auto admin = [](const EnvLayout& layout) {
+    return kube::admin_output(layout, admin_objects(layout));
   };
-  auto prepare = [&](const std::vector<EnvLayout>& layouts) {
-    for (const EnvLayout& layout : layouts) {
-      const auto& mine = own.emplace_back(oauth_redirect_annotations(layout));
-      if (layout.shared_service_account)
-        merged[account_key(layout)].insert(mine.begin(), mine.end());
-    }
-  };
-  auto render_one = [&](const std::vector<EnvLayout>& layouts, std::size_t i,
-                        const PlanContext& context, bool tree) {
-    const EnvLayout& layout = layouts[i];
-    return render_env(layout,
-                      layout.shared_service_account ? merged.at(account_key(layout)) : own[i],
-                      context, tree);
-  };
-  return render_program(program, ir::Platform::openshift, scope, diagnostics, render_one,
-                        &kube::kAdminIndex, prepare);
+  return stream_program(program, ir::Platform::openshift, diagnostics, accounts.renderer(), admin,
+                        write,
+                        [&](const std::vector<EnvLayout>& layouts) { accounts.prepare(layouts); });
 }
 
 }  // namespace mlenv::target::openshift

@@ -13,7 +13,13 @@ class OpenShiftTarget : public Target {
   Output render(const ir::Program& program, Diagnostics& diagnostics, Scope scope) const override;
   std::vector<std::string> check(const ir::Program& program,
                                  Diagnostics& diagnostics) const override;
+  std::vector<std::string> stream(const ir::Program& program, Diagnostics& diagnostics,
+                                  const ObjectSink& write) const override;
 };
+
+/// The env's objects for the platform team (`_admin/`, marked `admin`): the IPC_LOCK SCC and
+/// the grant of its `use`, when the env needs them; the first of env_objects.
+std::vector<Object> admin_objects(const EnvLayout& layout);
 
 /// The objects of one env in apply order (cluster-scoped ones included, marked `admin`);
 /// `boot_json` is the env's bootstrap config (boot_json), which its ConfigMap holds;

@@ -158,14 +158,15 @@ bool measure_plan(const std::string& mlenvc, int runs) {
 }
 
 // `build -o -` of the fleet of `envs` envs beside `pkl eval` of `module`, which renders the same
-// objects (tests/bench/pkl/), in one run on one machine.
+// objects (tests/bench/pkl/), in one run on one machine; `check` of that fleet first.
 bool measure_pkl(const std::string& mlenvc, const std::string& pkl, const std::string& module,
                  int envs, int runs) {
   std::string path = "/tmp/mlenv_bench_pkl_fleet.mlenv";
   std::ofstream(path) << fleet(envs, std::max(1, envs / 10));
   std::string count = std::to_string(envs);
   double ours = 0, theirs = 0;
-  bool ok = measure("mlenvc build fleet (" + count + " envs) -o -", mlenvc,
+  bool ok = measure("mlenvc check fleet (" + count + " envs)", mlenvc, {"check", path}, runs) &&
+            measure("mlenvc build fleet (" + count + " envs) -o -", mlenvc,
                     {"build", path, "-o", "-"}, runs, &ours) &&
             measure("pkl eval of the same objects (" + count + " envs)", pkl, {"eval", module},
                     runs, &theirs);

@@ -62,6 +62,40 @@ TEST_CASE("the objects scope gives the tree's objects and stream, and nothing el
   }
 }
 
+TEST_CASE("the streamed objects are the objects render's stream, byte for byte", "[render]") {
+  std::vector<std::pair<std::string, ir::Program>> programs = all_fixtures();
+  // More envs than one batch of the stream, clusters sharing namespaces (their attachments are
+  // shared objects) and each cluster's SCC and grants: the admin pass and the merge.
+  programs.emplace_back("fleet", fleet(600, 7));
+  // OpenShift envs beside Kubernetes ones: the stream of each platform's part in turn.
+  ir::Program mixed = fleet(40, 4);
+  for (std::size_t i = 0; i < mixed.envs.size(); i += 3) {
+    ir::Env& env = mixed.envs[i];
+    env.cluster.platform = ir::Platform::kubernetes;
+    env.cluster.name += "-k";
+    env.cluster.security.scc.clear();
+    env.image.registry = "registry.example.com/ml";
+  }
+  programs.emplace_back("mixed", std::move(mixed));
+  for (auto& [name, program] : programs) {
+    INFO(name);
+    Diagnostics d1, d2;
+    target::Output objects = render(program, d1, target::Scope::Objects);
+    std::vector<target::File> streamed;
+    std::vector<std::string> notes = target::make_program_target()->stream(
+        program, d2, [&](const target::File& f) { streamed.push_back(f); });
+    CHECK_FALSE(d1.has_errors());
+    CHECK(d2.all().size() == d1.all().size());
+    CHECK(notes == objects.notes);
+    REQUIRE(streamed.size() == objects.stream.size());
+    for (std::size_t i = 0; i < streamed.size(); ++i) {
+      INFO(i);
+      CHECK(streamed[i].path == objects.files[objects.stream[i]].path);
+      CHECK(streamed[i].content == objects.files[objects.stream[i]].content);
+    }
+  }
+}
+
 TEST_CASE("each env directory holds the emitted tree of product.md", "[render]") {
   Diagnostics d;
   target::Output out = render(program_of({barcelona_env()}), d);
