@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/apply/steps.h"
+#include "platforms/kube/apply/steps.h"
 
 namespace mlenv::plan {
 

@@ -30,6 +30,8 @@ std::string pattern_in_words(const std::string& pattern) {
       {R"(^(UNLIMITED|INFINITE|([0-9]{1,5}-)?[0-9]{1,6}(:[0-9]{1,2}){0,2})$)",
        "a Slurm time limit: minutes, `M:S`, `H:M:S`, `D-H`, `D-H:M`, `D-H:M:S` or `UNLIMITED` "
        "(`01:00:00`)"},
+      {R"(^([A-Za-z0-9]([-A-Za-z0-9.]{0,251}[A-Za-z0-9])?|[0-9A-Fa-f:]{2,39})$)",
+       "a host name or IP address, without a scheme or port (`api.barcelona.example.com`)"},
       {R"(^\/[^,:\n]*$)", "an absolute path without `,` or `:` (`/shared/workspace`)"},
       {R"(^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?(:[0-9]{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)*$)",
        "a registry host with an optional port and lower-case path "

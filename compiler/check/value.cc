@@ -33,8 +33,7 @@ Slot* Value::slot(std::string_view name) {
   return at ? &slots[*at] : nullptr;
 }
 
-std::optional<std::size_t> SlotIndex::find(const std::vector<Slot>& slots,
-                                           std::string_view name) {
+std::optional<std::size_t> SlotIndex::find(const std::vector<Slot>& slots, std::string_view name) {
   if (!index_) index_ = std::make_unique<Index>();
   for (; index_->indexed < slots.size(); ++index_->indexed)
     index_->positions.emplace(slots[index_->indexed].name, index_->indexed);

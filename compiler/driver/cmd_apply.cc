@@ -3,12 +3,12 @@
 #include <iostream>
 
 #include "compiler/apply/apply_session.h"
-#include "compiler/apply/step_runner.h"
 #include "compiler/base/file_system.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/options.h"
 #include "compiler/driver/pipeline.h"
+#include "platforms/kube/apply/step_runner.h"
 #include "platforms/target.h"
 
 namespace mlenv::driver {

@@ -3,10 +3,10 @@
 #include <iostream>
 
 #include "compiler/apply/destroy.h"
-#include "compiler/apply/step_runner.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/options.h"
+#include "platforms/kube/apply/step_runner.h"
 
 namespace mlenv::driver {
 namespace {

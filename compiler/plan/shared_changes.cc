@@ -62,7 +62,9 @@ void collapse_shared(const PlanTree& before, const PlanTree& after, const PlanTr
     }
     for (const Change& copy : copies) {
       if (shown != nullptr) break;
-      if ((!existed && copy.action == Action::Create) || (!exists && copy.action == Action::Delete))
+      // The last env that held it left: deleted, or kept (a claim keeps its data).
+      if ((!existed && copy.action == Action::Create) ||
+          (!exists && (copy.action == Action::Delete || copy.action == Action::Keep)))
         shown = &copy;
     }
     if (shown == nullptr) {  // copies came or went with envs; the object stays as it was

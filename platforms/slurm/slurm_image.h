@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include "compiler/apply/apply_session.h"
-#include "compiler/apply/steps.h"
 #include "compiler/diag/diagnostic.h"
+#include "platforms/kube/apply/steps.h"
 
 namespace mlenv::plan {
 

@@ -52,8 +52,10 @@ def plan_json(plan_dir, unit):
 
 
 def builds_image(manifest):
+    # A cluster's build or a push, or a job or local run whose image apply builds (`dockerfile`).
     return manifest is not None and any(
-        a.get("action") in BUILD_ACTIONS for a in manifest.get("actions", []))
+        a.get("action") in BUILD_ACTIONS or a.get("dockerfile")
+        for a in manifest.get("actions", []))
 
 
 def expect(summary_path, plan_dir, prev_dir):
@@ -61,6 +63,11 @@ def expect(summary_path, plan_dir, prev_dir):
     out = set()
     for change in summary["changes"]:
         address, action = change["address"], change["action"]
+        if action == "keep":  # a claim apply leaves as it is, with its data
+            continue
+        if address.split("/")[2:3] == ["Image"]:  # `~ <env>/Image/<name>`: rebuild image
+            out.add("build " + "/".join(address.split("/")[:2]))
+            continue
         out.add(f"{action} {address}")
         if any(n.startswith("rolls the pods") for n in change.get("notes", [])):
             out.add(f"roll {address}")
@@ -85,7 +92,9 @@ def expect_destroy(plan_dir, unit):
     manifest = plan_json(plan_dir, unit)
     out = set()
     for obj in manifest.get("objects", []):
-        if obj.get("admin"):
+        # Admin objects are the platform team's; claims are kept with their data unless
+        # --allow-destroy names them (issue 18 C).
+        if obj.get("admin") or obj.get("kind") == "PersistentVolumeClaim":
             continue
         cluster = unit.split("/")[0]
         where = f"{cluster}/_shared" if obj.get("shared") else unit

@@ -12,7 +12,7 @@ export NO_COLOR=1
 mkdir -p "$tmp/empty" "$tmp/first/site" "$tmp/second/site" "$tmp/second/std/profiles" "$tmp/work"
 site() {  # site FILE CLUSTER: a site profile declaring CLUSTER
   printf 'import "std/profiles/h100"\n\ncluster %s extends h100.node4 {\n  api = "%s.example"\n}\n' \
-    "$2" "$2" > "$1"
+    "$2" "$(printf '%s' "$2" | tr _ -)" > "$1"
 }
 site "$tmp/first/site/barcelona.mlenv" from_first
 site "$tmp/second/site/barcelona.mlenv" from_second

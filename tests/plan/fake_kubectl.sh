@@ -14,6 +14,8 @@
 # after a push. Builds as a cluster's:
 # with $MLENV_FAKE_BUILDS (a directory) set, `start-build NAME -n NS` makes a new image, whose
 # digest reference the file $MLENV_FAKE_BUILDS/NAME then holds (a reply `@FILE` prints it).
+# For `--from-dir=DIR` it logs `context: ` and every path under DIR. As podman build,
+# `--iidfile=FILE` gets an image ID; as enroot, `import -o FILE` writes FILE.
 PATH=/usr/bin:/bin
 log="${MLENV_FAKE_LOG:?}"
 # One write per call line (O_APPEND): calls running side by side (dev-session's port-forward
@@ -27,11 +29,32 @@ case " $* " in
     printf 'stdin-bytes: %s %s\n' "$((${#hex} / 2))" "$hex" >> "$log" ;;
 esac
 for a in "$@"; do
+  case "$a" in --from-dir=*)
+    # What `oc start-build --from-dir` would upload: every path under the directory.
+    printf 'context: %s\n' "$(cd "${a#--from-dir=}" && find . -mindepth 1 | sort | tr '\n' ' ')" \
+      >> "$log" ;;
+  esac
+  case "$a" in --iidfile=*)
+    # As podman build: the image ID, here the digest of the Dockerfile (`-f FILE`) it built.
+    dockerfile=$(printf '%s\n' "$@" | sed -n '/^-f$/{n;p;}')
+    printf 'sha256:%s' "$(cat "$dockerfile" 2>/dev/null | sha256sum | cut -c1-64)" \
+      > "${a#--iidfile=}" ;;
+  esac
   case "$a" in --digestfile=*)
-    printf 'sha256:%s' "${MLENV_FAKE_DIGEST:-fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210}" \
-      > "${a#--digestfile=}" ;;
+    digest=${MLENV_FAKE_DIGEST:-fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210}
+    if [ -n "$MLENV_FAKE_BUILDS" ]; then
+      # As a registry: each push of an image (the last argument) is a new digest.
+      mkdir -p "$MLENV_FAKE_BUILDS"
+      for image in "$@"; do :; done
+      pushed="$MLENV_FAKE_BUILDS/push-$(printf '%s' "$image" | sha256sum | cut -c1-16)"
+      digest=$(cat "$pushed" 2>/dev/null | sha256sum | cut -c1-64)
+      printf '%s' "$digest" > "$pushed"
+    fi
+    printf 'sha256:%s' "$digest" > "${a#--digestfile=}" ;;
   esac
 done
+# As enroot: `import -o FILE URI` writes the squashfs FILE.
+if [ "$(basename "$0")" = enroot ] && [ "$1" = import ] && [ "$2" = -o ]; then : > "$3"; fi
 if [ -n "$MLENV_FAKE_SLEEP" ] && printf '%s' "$*" | grep -q -- "${MLENV_FAKE_SLEEP_ON:-rollout}"; then
   [ -z "$MLENV_FAKE_PIDS" ] || printf '%s\n' "$$" >> "$MLENV_FAKE_PIDS"
   # SIGTERM ends the sleep too, so a stopped stand-in leaves no process behind.

@@ -58,6 +58,8 @@ grep -q 'claimName: scratch-workspace' out/lab/scratch/job-scratch.yaml || fail 
 
 mkdir bin && ln -s "$fake" bin/oc
 export MLENV_FAKE_LOG="$tmp/log" MLENV_FAKE_REPLIES="$tmp/replies"
+# apply first checks that the client points at the cluster's api (E0719).
+export MLENV_FAKE_SERVER=https://api.lab.example.com:6443
 printf '%s\n' 'get namespace|0|namespace/research' 'auth can-i|0|yes' \
   'get istag|0|image-registry.openshift-image-registry.svc:5000/research/x@sha256:0000000000000000000000000000000000000000000000000000000000000000' \
   > "$tmp/replies"
@@ -88,14 +90,20 @@ grep -q '^argv: oc delete jobs.batch .*metadata.name=eval ' log ||
   { cat log; fail "apply does not delete eval's Job"; }
 grep -q '^argv: oc delete persistentvolumeclaim' log && { cat log; fail "apply deleted a claim trainer mounts"; }
 
-# trainer leaves too: the last env of the cluster's storage; the claims' deletion is planned,
-# as the shared objects they are, behind the flag that names each.
+# trainer leaves too: the last env of the cluster's storage. Its claims are kept with their
+# data, as an env's own are (issue #18 C), shown once as the shared objects they are, each with
+# the flag that would delete it; apply deletes trainer's workload and keeps them.
 sed -i '/^env trainer {$/,/^}$/d' lab.mlenv
 git commit -qam "no trainer"
 "$mlenvc" plan lab.mlenv > third.out 2> third.err || { cat third.err; fail "third plan"; }
-grep -q '^  - lab/_shared/PersistentVolumeClaim/lab-workspace$' third.out ||
-  { cat third.out; fail "the last env's leaving does not plan the shared claim's deletion"; }
-grep -q 'apply needs --allow-destroy=lab/_shared/PersistentVolumeClaim/lab-workspace$' third.out ||
-  fail "the shared claim's deletion needs no flag"
+grep -q '^  = lab/_shared/PersistentVolumeClaim/lab-workspace$' third.out ||
+  { cat third.out; fail "the last env's leaving does not list the shared claim kept"; }
+grep -q 'kept with its data; --allow-destroy=lab/_shared/PersistentVolumeClaim/lab-workspace deletes it$' third.out ||
+  { cat third.out; fail "the kept shared claim does not name its flag"; }
 grep -q 'PersistentVolumeClaim/scratch-' third.out && fail "scratch's own claim is planned"
+: > "$tmp/log"
+PATH="$tmp/bin:$PATH" "$mlenvc" apply > apply3.out 2> apply3.err || { cat apply3.err; fail "third apply"; }
+grep -q '^argv: oc delete jobs.batch .*metadata.name=trainer ' log ||
+  { cat log; fail "apply does not delete trainer's Job"; }
+grep -q '^argv: oc delete persistentvolumeclaim' log && { cat log; fail "apply deleted a kept claim"; }
 echo "storage_e2e: ok"
