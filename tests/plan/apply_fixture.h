@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <regex>
 #include <sstream>
 
 #include "compiler/apply/apply_session.h"
@@ -42,10 +43,10 @@ struct ApplyFixture {
   }
   ~ApplyFixture() {
     setenv("PATH", saved_path.c_str(), 1);
-    for (const char* name : {"MLENV_FAKE_LOG", "MLENV_FAKE_FAIL", "MLENV_FAKE_SLEEP",
-                             "MLENV_FAKE_SLEEP_ON", "MLENV_FAKE_PIDS", "MLENV_FAKE_WRITE",
-                             "MLENV_FAKE_WRITE_VALUE", "MLENV_FAKE_REPLIES", "MLENV_FAKE_DIGEST",
-                             "MLENV_FAKE_SERVER"}) {
+    for (const char* name :
+         {"MLENV_FAKE_LOG", "MLENV_FAKE_FAIL", "MLENV_FAKE_SLEEP", "MLENV_FAKE_SLEEP_ON",
+          "MLENV_FAKE_PIDS", "MLENV_FAKE_WRITE", "MLENV_FAKE_WRITE_VALUE", "MLENV_FAKE_REPLIES",
+          "MLENV_FAKE_DIGEST", "MLENV_FAKE_SERVER"}) {
       unsetenv(name);
     }
   }
@@ -114,6 +115,8 @@ struct ApplyFixture {
       if (!line.starts_with("argv: ")) continue;
       for (std::size_t at; (at = line.find(dir.path())) != std::string::npos;)
         line.replace(at, dir.path().size(), "$TMP");
+      // A build's context is a fresh temporary directory (compiler/apply/build_context.h).
+      line = std::regex_replace(line, std::regex("[^ =]*/mlenv-build-[A-Za-z0-9]{6}"), "$CONTEXT");
       lines.push_back(line.substr(6));
     }
     return lines;

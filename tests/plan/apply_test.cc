@@ -9,7 +9,7 @@
 #include "compiler/apply/applyset.h"
 #include "compiler/apply/destroy.h"
 #include "compiler/apply/runner.h"
-#include "compiler/apply/step_runner.h"
+#include "platforms/kube/apply/step_runner.h"
 #include "tests/plan/apply_fixture.h"
 
 namespace mlenv::plan {
@@ -31,7 +31,9 @@ const std::string kCheckNamespace = "oc get namespace nccl-test --ignore-not-fou
 const std::string kCanUse =
     "oc auth can-i use securitycontextconstraints/mlenvc-rdma "
     "--as=system:serviceaccount:nccl-test:ml-dev-env-sa -n nccl-test";
-const std::string kStartBuild =
+// start-build uploads a copy of only the build's context, not the plan root (issue #21.20).
+const std::string kStartBuild = "oc start-build ml-dev-env --from-dir=$CONTEXT --wait -n nccl-test";
+const std::string kShownStartBuild =
     "oc start-build ml-dev-env --from-dir=$TMP/plans --wait -n nccl-test";
 const std::string kReadDigest =
     "oc get istag ml-dev-env:latest -n nccl-test -o jsonpath={.image.dockerImageReference}";
@@ -446,7 +448,7 @@ TEST_CASE("a dry run prints every command and runs none", "[apply]") {
   request.dry_run = true;
   REQUIRE(f.apply(request) == 0);
   CHECK(f.commands().empty());
-  CHECK(f.out.find("$ $TMP/.bin/" + kStartBuild + "\n") != std::string::npos);
+  CHECK(f.out.find("$ $TMP/.bin/" + kShownStartBuild + "\n") != std::string::npos);
   CHECK(f.out.find("$ $TMP/.bin/oc get istag ml-dev-env:latest -n nccl-test -o "
                    "'jsonpath={.image.dockerImageReference}'\n") != std::string::npos);
   CHECK(f.out.find("$ $TMP/.bin/oc apply --server-side --field-manager=mlenvc -n nccl-test -f - < "

@@ -259,8 +259,11 @@ bool StepRunner::build(const Step& step) {
     }
   }
   if (!step.then.empty()) {
-    show(argv(step.client, step.then));
-    if (!call(step, step.then, "", false)) {
+    std::vector<std::string> then = step.then;
+    std::optional<BuildContext> context;
+    if (!upload_only_context(step, then, context)) return false;
+    show(argv(step.client, then));
+    if (!call(step, then, "", false)) {
       show(argv(step.client, step.on_failure));
       RunResult log = run_command(argv(step.client, step.on_failure), "", timeout_, true);
       std::string tail = printable(log.output, true);
@@ -278,6 +281,23 @@ bool StepRunner::build(const Step& step) {
     return false;
   }
   digests_[step.image] = built->output;
+  return true;
+}
+
+bool StepRunner::upload_only_context(const Step& step, std::vector<std::string>& then,
+                                     std::optional<BuildContext>& context) {
+  static constexpr std::string_view kFromDir = "--from-dir=";
+  if (step.dockerfile.empty()) return true;
+  for (std::string& arg : then) {
+    if (!arg.starts_with(kFromDir)) continue;
+    context.emplace(arg.substr(kFromDir.size()), build_context_paths(step.dockerfile));
+    if (!context->error().empty()) {
+      diagnostics_.report(Code::E0706, {}, "`" + step.subject + "`: " + context->error(),
+                          "nothing was uploaded or built");
+      return false;
+    }
+    arg = std::string(kFromDir) + context->path();
+  }
   return true;
 }
 

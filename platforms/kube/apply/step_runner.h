@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/apply/apply_session.h"
+#include "compiler/apply/build_context.h"
 #include "compiler/apply/runner.h"
 #include "compiler/diag/diagnostic.h"
 #include "platforms/kube/apply/steps.h"
@@ -56,6 +57,10 @@ class StepRunner {
   bool ensure_secret(const Step& step);
   bool check_grant(const Step& step);
   bool build(const Step& step);
+  /// Replaces the plan root `--from-dir=` names in `then` by a copy of only the build's context
+  /// (`context`, kept alive until the build ends); false with E0706 when it cannot be made.
+  bool upload_only_context(const Step& step, std::vector<std::string>& then,
+                           std::optional<BuildContext>& context);
   bool push(const Step& step);
   bool wait_job(const Step& step);
   bool wait_rollout(const Step& step);

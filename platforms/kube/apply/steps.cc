@@ -327,7 +327,8 @@ class EnvStepBuilder {
 
   // `oc start-build` of a Binary BuildConfig needs the build context from the client
   // (--from-dir; oc refuses a Binary build without --from-dir, --from-file or --from-archive):
-  // the plan directory, which holds the env's Dockerfile and `_runtime/`. --wait makes oc exit
+  // the env's Dockerfile and `_runtime/` of the plan directory, copied apart (the step runner
+  // uploads nothing else: not every env's files and logs). --wait makes oc exit
   // non-zero when the build fails. `oc get istag` then names the image by digest.
   Step build_step(const PlanAction& action) const {
     Step step;
@@ -336,6 +337,7 @@ class EnvStepBuilder {
     step.rebuild = rebuild_;
     step.image = action.image;
     step.subject = action.build_config;
+    step.dockerfile = env_.unit + "/Dockerfile";
     step.waits = true;
     step.then = {"start-build", action.build_config, "--from-dir=" + env_.plan_root, "--wait",
                  "-n",          plan_.namespace_};

@@ -55,6 +55,9 @@ struct Step {
   /// Push: the digest reference the last apply pushed (`<repository>@sha256:...`), which the
   /// workloads run when nothing is rebuilt; "" when none is recorded.
   std::string digest;
+  /// Build: the Dockerfile, relative to the plan root, whose build context (build_context.h:
+  /// it and `_runtime/`) is uploaded instead of the whole plan root `then` names.
+  std::string dockerfile;
   std::string subject;  ///< what the step is about, for messages (`Job/trainer`, an SCC, a Secret)
 };
 

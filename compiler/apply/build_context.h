@@ -1,0 +1,34 @@
+#pragma once
+// The build context apply hands an image build: a temporary copy of only the files the build
+// reads, so that a cluster's build (which uploads its directory) never receives the whole plan
+// directory (every env's files, Slurm logs, squashfs images).
+
+#include <string>
+#include <vector>
+
+namespace mlenv::plan {
+
+/// The paths under the plan root that the build of `dockerfile` (relative to the plan root)
+/// reads: the Dockerfile and mlenv-boot's sources; platforms/common/dockerfile.cc COPYs nothing
+/// else from its context.
+std::vector<std::string> build_context_paths(const std::string& dockerfile);
+
+/// A temporary directory holding copies of those of `paths` (relative to `root`) that exist;
+/// symbolic links are copied as links, never followed. Removed with the object.
+class BuildContext {
+ public:
+  BuildContext(const std::string& root, const std::vector<std::string>& paths);
+  ~BuildContext();
+  BuildContext(const BuildContext&) = delete;
+  BuildContext& operator=(const BuildContext&) = delete;
+
+  /// The directory, "" when it could not be made (error() says why).
+  const std::string& path() const { return path_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string path_;
+  std::string error_;
+};
+
+}  // namespace mlenv::plan
