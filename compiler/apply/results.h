@@ -71,6 +71,7 @@ struct ResultsRequest {
   std::string client;  ///< --kubectl PATH; "" for the platform's client on PATH (platform_client)
   bool json = false;   ///< print the document instead of the table
   int timeout_seconds = 60;
+  std::string context = {};  ///< --context NAME for every oc/kubectl call; "" for none
 };
 
 /// Where a provider's day-2 driver looked for a result (Day2Driver::results).

@@ -20,6 +20,7 @@ struct EnvRequest {
   std::string env;           ///< `ENV` or `CLUSTER/ENV`
   std::string client;        ///< --kubectl PATH; "" for the platform's client on PATH
   int timeout_seconds = 60;  ///< limit of each client call that ends by itself
+  std::string context = {};  ///< --context NAME, passed to every oc/kubectl call; "" for none
 };
 
 /// Where mlenv-boot publishes the transport it chose (runtime/BOOT_CONFIG.md, status.json):

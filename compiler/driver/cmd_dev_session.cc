@@ -10,7 +10,8 @@ namespace mlenv::driver {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: mlenvc dev-session ENV DIR [--local PORT] [--kubectl PATH] [--timeout=30m]\n"
+    "usage: mlenvc dev-session ENV DIR [--local PORT] [--kubectl PATH] [--context NAME] "
+    "[--timeout=30m]\n"
     "\n"
     "A dev session on the env ENV (or CLUSTER/ENV) in one command, as `make dev-session` did:\n"
     "forwards localhost:5678 to debugpy in rank 0's pod (the env sets `debug = true`) and\n"
@@ -20,12 +21,14 @@ constexpr const char* kUsage =
     "\n"
     "  --local PORT           the local port for debugpy (default 5678)\n"
     "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
+    "  --context NAME         the kubeconfig context every oc/kubectl call uses (default: the\n"
+    "                         current one; apply's --context)\n"
     "  --timeout=DURATION     limit for each client call but the forward (default 30m)\n";
 
 }  // namespace
 
 int run_dev_session(const Args& args) {
-  Options options = parse_options(args, {"help", "h"}, {"kubectl", "timeout", "local"});
+  Options options = parse_options(args, {"help", "h"}, {"kubectl", "context", "timeout", "local"});
   if (options.flag("help") || options.flag("h")) {
     std::cout << kUsage;
     return 0;

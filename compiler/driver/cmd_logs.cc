@@ -10,7 +10,7 @@ namespace mlenv::driver {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: mlenvc logs ENV [-f] [--rank N] [--kubectl PATH] [--timeout=60s]\n"
+    "usage: mlenvc logs ENV [-f] [--rank N] [--kubectl PATH] [--context NAME] [--timeout=60s]\n"
     "\n"
     "Prints the log of every rank of the env ENV (or CLUSTER/ENV), rank after rank, each line\n"
     "prefixed with its rank (`[1] ...`). With -f, follows every rank at once until Ctrl-C;\n"
@@ -21,13 +21,15 @@ constexpr const char* kUsage =
     "  -f, --follow           follow the logs of every rank as they grow\n"
     "  --rank N               only rank N\n"
     "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
+    "  --context NAME         the kubeconfig context every oc/kubectl call uses (default: the\n"
+    "                         current one; apply's --context)\n"
     "  --timeout=DURATION     limit for each client call, -f excepted (default 60s)\n";
 
 }  // namespace
 
 int run_logs(const Args& args) {
   Options options =
-      parse_options(args, {"help", "h", "f", "follow"}, {"kubectl", "timeout", "rank"});
+      parse_options(args, {"help", "h", "f", "follow"}, {"kubectl", "context", "timeout", "rank"});
   if (options.flag("help") || options.flag("h")) {
     std::cout << kUsage;
     return 0;

@@ -10,7 +10,8 @@ namespace mlenv::driver {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: mlenvc port-forward ENV [SERVICE] [--local PORT] [--kubectl PATH] [--timeout=60s]\n"
+    "usage: mlenvc port-forward ENV [SERVICE] [--local PORT] [--kubectl PATH] [--context NAME] "
+    "[--timeout=60s]\n"
     "\n"
     "Forwards localhost:PORT to a port in rank 0's pod of the env ENV (or CLUSTER/ENV) until\n"
     "Ctrl-C: debugpy (5678, the env sets `debug = true`) by default, or SERVICE (vscode 8080,\n"
@@ -19,12 +20,14 @@ constexpr const char* kUsage =
     "\n"
     "  --local PORT           the local port (default: the same as in the pod)\n"
     "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
+    "  --context NAME         the kubeconfig context every oc/kubectl call uses (default: the\n"
+    "                         current one; apply's --context)\n"
     "  --timeout=DURATION     limit for finding the pod (default 60s); the forward has none\n";
 
 }  // namespace
 
 int run_port_forward(const Args& args) {
-  Options options = parse_options(args, {"help", "h"}, {"kubectl", "timeout", "local"});
+  Options options = parse_options(args, {"help", "h"}, {"kubectl", "context", "timeout", "local"});
   if (options.flag("help") || options.flag("h")) {
     std::cout << kUsage;
     return 0;

@@ -7,12 +7,14 @@
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/options.h"
+#include "platforms/kube/apply/step_runner.h"
 
 namespace mlenv::driver {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: mlenvc results ENV [--format=text|json] [--kubectl PATH] [--timeout=60s]\n"
+    "usage: mlenvc results ENV [--format=text|json] [--kubectl PATH] [--context NAME] "
+    "[--timeout=60s]\n"
     "\n"
     "Shows the result of the acceptance run ENV (or CLUSTER/ENV), as planned in the\n"
     "committed plans: the NCCL self-test's table (size, time, algbw, busbw), the average bus\n"
@@ -24,12 +26,14 @@ constexpr const char* kUsage =
     "\n"
     "  --format=json          print the results.json document instead of the table\n"
     "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
+    "  --context NAME         the kubeconfig context every oc/kubectl call uses (default: the\n"
+    "                         current one; apply's --context)\n"
     "  --timeout=DURATION     limit for reading the log (default 60s)\n";
 
 }  // namespace
 
 int run_results(const Args& args) {
-  Options options = parse_options(args, {"help", "h"}, {"format", "kubectl", "timeout"});
+  Options options = parse_options(args, {"help", "h"}, {"format", "kubectl", "context", "timeout"});
   if (options.flag("help") || options.flag("h")) {
     std::cout << kUsage;
     return 0;
@@ -44,6 +48,13 @@ int run_results(const Args& args) {
   if (!json_format(options, request.json)) return 1;
   request.env = options.positional[0];
   request.client = options.value("kubectl").value_or("");
+  request.context = options.value("context").value_or("");
+  if (options.value("context") && !plan::valid_context_name(request.context)) {
+    std::cerr << "mlenvc results: --context: `" << printable(request.context)
+              << "` is not a kubeconfig context name (letters, digits and ._-:@/, not starting "
+                 "with -)\n";
+    return 1;
+  }
   std::optional<int> timeout = plan::parse_duration(options.value("timeout").value_or("60s"));
   if (!timeout) {
     std::cerr << "mlenvc results: --timeout is a duration like 60s or 5m (at most 720h)\n";

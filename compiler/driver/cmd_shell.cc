@@ -12,7 +12,7 @@ namespace mlenv::driver {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: mlenvc shell ENV [--rank N] [--kubectl PATH] [--timeout=60s]\n"
+    "usage: mlenvc shell ENV [--rank N] [--kubectl PATH] [--context NAME] [--timeout=60s]\n"
     "\n"
     "Opens a login shell (bash, else sh) in the main container of rank N's pod of the env ENV\n"
     "(or CLUSTER/ENV), with `oc exec`: the job's variables (NCCL_*, MASTER_ADDR, NODE_RANK,\n"
@@ -23,12 +23,14 @@ constexpr const char* kUsage =
     "\n"
     "  --rank N               the rank (default 0: the pod that runs the services)\n"
     "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
+    "  --context NAME         the kubeconfig context every oc/kubectl call uses (default: the\n"
+    "                         current one; apply's --context)\n"
     "  --timeout=DURATION     limit for finding the pod (default 60s); the shell has none\n";
 
 }  // namespace
 
 int run_shell(const Args& args) {
-  Options options = parse_options(args, {"help", "h"}, {"kubectl", "timeout", "rank"});
+  Options options = parse_options(args, {"help", "h"}, {"kubectl", "context", "timeout", "rank"});
   if (options.flag("help") || options.flag("h")) {
     std::cout << kUsage;
     return 0;

@@ -10,7 +10,7 @@ namespace mlenv::driver {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: mlenvc status [ENV] [--kubectl PATH] [--timeout=60s]\n"
+    "usage: mlenvc status [ENV] [--kubectl PATH] [--context NAME] [--timeout=60s]\n"
     "\n"
     "Shows the env ENV (or CLUSTER/ENV; every applied env when none is named) as the cluster\n"
     "runs it: each rank's pod, node, phase, restarts and the transport its mlenv-boot chose\n"
@@ -20,12 +20,14 @@ constexpr const char* kUsage =
     "node and the job's log file.\n"
     "\n"
     "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
+    "  --context NAME         the kubeconfig context every oc/kubectl call uses (default: the\n"
+    "                         current one; apply's --context)\n"
     "  --timeout=DURATION     limit for each client call (default 60s)\n";
 
 }  // namespace
 
 int run_status(const Args& args) {
-  Options options = parse_options(args, {"help", "h"}, {"kubectl", "timeout"});
+  Options options = parse_options(args, {"help", "h"}, {"kubectl", "context", "timeout"});
   if (options.flag("help") || options.flag("h")) {
     std::cout << kUsage;
     return 0;

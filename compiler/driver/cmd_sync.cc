@@ -10,7 +10,7 @@ namespace mlenv::driver {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: mlenvc sync ENV DIR [--watch] [--kubectl PATH] [--timeout=30m]\n"
+    "usage: mlenvc sync ENV DIR [--watch] [--kubectl PATH] [--context NAME] [--timeout=30m]\n"
     "\n"
     "Copies the contents of the local directory DIR into /workspace of the env ENV (or\n"
     "CLUSTER/ENV): into every pod when each pod has its own workspace (storage per_pod), into\n"
@@ -22,12 +22,14 @@ constexpr const char* kUsage =
     "  --watch                after the first copy, copy again whenever a file of DIR changes\n"
     "                         (checked every second) until Ctrl-C: a dev session\n"
     "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
+    "  --context NAME         the kubeconfig context every oc/kubectl call uses (default: the\n"
+    "                         current one; apply's --context)\n"
     "  --timeout=DURATION     limit for each client call (default 30m)\n";
 
 }  // namespace
 
 int run_sync(const Args& args) {
-  Options options = parse_options(args, {"help", "h", "watch"}, {"kubectl", "timeout"});
+  Options options = parse_options(args, {"help", "h", "watch"}, {"kubectl", "context", "timeout"});
   if (options.flag("help") || options.flag("h")) {
     std::cout << kUsage;
     return 0;

@@ -10,18 +10,20 @@ namespace mlenv::driver {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: mlenvc urls ENV [--kubectl PATH] [--timeout=60s]\n"
+    "usage: mlenvc urls ENV [--kubectl PATH] [--context NAME] [--timeout=60s]\n"
     "\n"
     "Prints the URL of each Route of the env ENV (or CLUSTER/ENV): one per service (vscode,\n"
     "jupyter, tensorboard), https, behind the OpenShift login. Not on Slurm (E0755).\n"
     "\n"
     "  --kubectl PATH         the client (default: the platform's, oc or kubectl, on PATH)\n"
+    "  --context NAME         the kubeconfig context every oc/kubectl call uses (default: the\n"
+    "                         current one; apply's --context)\n"
     "  --timeout=DURATION     limit for the client call (default 60s)\n";
 
 }  // namespace
 
 int run_urls(const Args& args) {
-  Options options = parse_options(args, {"help", "h"}, {"kubectl", "timeout"});
+  Options options = parse_options(args, {"help", "h"}, {"kubectl", "context", "timeout"});
   if (options.flag("help") || options.flag("h")) {
     std::cout << kUsage;
     return 0;

@@ -4,6 +4,7 @@
 
 #include "compiler/apply/runner.h"
 #include "compiler/diag/render.h"
+#include "platforms/kube/apply/step_runner.h"
 
 namespace mlenv::driver {
 
@@ -28,6 +29,14 @@ bool read_target(const Options& options, const CommandLine& line, plan::day2::En
   }
   target.env = count > 0 ? options.positional[0] : "";
   target.client = options.value("kubectl").value_or("");
+  target.context = options.value("context").value_or("");
+  if (options.value("context") && !plan::valid_context_name(target.context)) {
+    return usage_error(line.command,
+                       "--context: `" + printable(target.context) +
+                           "` is not a kubeconfig context name (letters, digits and ._-:@/, "
+                           "not starting with -)",
+                       line.usage) == 0;
+  }
   target.timeout_seconds = *timeout;
   return true;
 }

@@ -98,4 +98,15 @@ EOT
 # The forward runs beside the sync: its place in the log is the scheduler's.
 sort expected > expected.sorted && sort log > log.sorted
 diff expected.sorted log.sorted || fail "unexpected oc calls of dev-session"
+# --context reaches every client call of a day-2 command as one argument, as apply's does, and
+# a value that is no context name never becomes an option.
+printf '%s\n' "get pods|0|@$recorded/pods_job.json" "get routes|0|@$recorded/routes.json" > replies
+: > log
+"$mlenvc" urls ml-dev-env --context admin@barcelona > /dev/null || fail "urls --context"
+"$mlenvc" sync ml-dev-env work --context=admin@barcelona > /dev/null || fail "sync --context"
+[ -s log ] || fail "urls --context ran no client"
+grep -v '^argv: oc --context=admin@barcelona ' log | grep -q '^argv: ' &&
+  { cat log; fail "a day-2 call without --context"; }
+"$mlenvc" status ml-dev-env --context=--server=evil 2> ctx.err && fail "--context=--server=evil"
+grep -q 'is not a kubeconfig context name' ctx.err || fail "--context's error: $(cat ctx.err)"
 echo "day2 e2e: ok"

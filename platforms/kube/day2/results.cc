@@ -41,8 +41,9 @@ std::optional<ResultsSource> KubeDay2Driver::results(const PlanManifest& env,
     return std::nullopt;
   }
   // With a selector, kubectl logs prints only the last 10 lines unless --tail says otherwise.
-  std::vector<std::string> argv = {
-      client, "logs", "-n", env.namespace_, "-l", rank0_selector(env), "--tail=-1"};
+  std::vector<std::string> argv = {client};
+  if (!request.context.empty()) argv.push_back("--context=" + request.context);
+  argv.insert(argv.end(), {"logs", "-n", env.namespace_, "-l", rank0_selector(env), "--tail=-1"});
   RunResult log = run_command(argv, "", request.timeout_seconds, true);
   ResultsSource found;
   if (!log.timed_out && log.status == 0) found.json = find_results_line(log.output);

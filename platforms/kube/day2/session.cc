@@ -13,6 +13,7 @@ std::optional<Session> Session::of(AppliedEnv env, const EnvRequest& target,
                                    Diagnostics& diagnostics) {
   Session session;
   session.program_ = target.client;
+  session.context_ = target.context;
   if (session.program_.empty()) session.program_ = platform_client(env.plan.platform);
   if (session.program_.empty()) {
     diagnostics.report(Code::E0703, {}, "neither `oc` nor `kubectl` is on PATH",
@@ -32,6 +33,8 @@ void Session::restart_deadline() {
 
 std::vector<std::string> Session::argv(const std::vector<std::string>& args) const {
   std::vector<std::string> out{program_};
+  // One argument, validated at the command line (valid_context_name): never another option.
+  if (!context_.empty()) out.push_back("--context=" + context_);
   out.insert(out.end(), args.begin(), args.end());
   return out;
 }

@@ -47,6 +47,7 @@ class Session {
  private:
   AppliedEnv env_;
   std::string program_;
+  std::string context_;  ///< --context NAME, "" for the client's current context
   bool is_oc_ = false;
   int timeout_seconds_ = 60;
   std::chrono::steady_clock::time_point deadline_;  ///< timeout_seconds_ after Session::of
