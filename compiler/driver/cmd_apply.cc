@@ -6,9 +6,9 @@
 #include "compiler/base/file_system.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
+#include "compiler/driver/day2_options.h"
 #include "compiler/driver/options.h"
 #include "compiler/driver/pipeline.h"
-#include "platforms/kube/apply/step_runner.h"
 #include "platforms/target.h"
 
 namespace mlenv::driver {
@@ -58,13 +58,9 @@ int run_apply(const Args& args) {
   plan::ApplyRequest request;
   request.plan_dirs = options.positional;
   request.client = options.value("kubectl").value_or("");
-  request.context = options.value("context").value_or("");
-  if (options.value("context") && !plan::valid_context_name(request.context)) {
-    std::cerr << "mlenvc " << kCommand << ": --context: `" << printable(request.context)
-              << "` is not a kubeconfig context name (letters, digits and ._-:@/, not starting "
-                 "with -)\n";
-    return 1;
-  }
+  std::optional<std::string> context = read_context(options, kCommand);
+  if (!context) return 1;
+  request.context = *context;
   request.dry_run = options.flag("dry-run");
   request.steps.wait = options.flag("wait");
   request.steps.admin = options.flag("admin");

@@ -5,8 +5,8 @@
 #include "compiler/apply/destroy.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
+#include "compiler/driver/day2_options.h"
 #include "compiler/driver/options.h"
-#include "platforms/kube/apply/step_runner.h"
 
 namespace mlenv::driver {
 namespace {
@@ -52,13 +52,9 @@ int run_destroy(const Args& args) {
   plan::DestroyRequest request;
   request.env = options.positional[0];
   request.client = options.value("kubectl").value_or("");
-  request.context = options.value("context").value_or("");
-  if (options.value("context") && !plan::valid_context_name(request.context)) {
-    std::cerr << "mlenvc " << kCommand << ": --context: `" << printable(request.context)
-              << "` is not a kubeconfig context name (letters, digits and ._-:@/, not starting "
-                 "with -)\n";
-    return 1;
-  }
+  std::optional<std::string> context = read_context(options, kCommand);
+  if (!context) return 1;
+  request.context = *context;
   request.dry_run = options.flag("dry-run");
   request.steps.timeout = options.value("timeout").value_or("30m");
   if (auto it = options.values.find("allow-destroy"); it != options.values.end())

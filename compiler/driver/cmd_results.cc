@@ -6,8 +6,8 @@
 #include "compiler/apply/runner.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
+#include "compiler/driver/day2_options.h"
 #include "compiler/driver/options.h"
-#include "platforms/kube/apply/step_runner.h"
 
 namespace mlenv::driver {
 namespace {
@@ -48,13 +48,9 @@ int run_results(const Args& args) {
   if (!json_format(options, request.json)) return 1;
   request.env = options.positional[0];
   request.client = options.value("kubectl").value_or("");
-  request.context = options.value("context").value_or("");
-  if (options.value("context") && !plan::valid_context_name(request.context)) {
-    std::cerr << "mlenvc results: --context: `" << printable(request.context)
-              << "` is not a kubeconfig context name (letters, digits and ._-:@/, not starting "
-                 "with -)\n";
-    return 1;
-  }
+  std::optional<std::string> context = read_context(options, "results");
+  if (!context) return 1;
+  request.context = *context;
   std::optional<int> timeout = plan::parse_duration(options.value("timeout").value_or("60s"));
   if (!timeout) {
     std::cerr << "mlenvc results: --timeout is a duration like 60s or 5m (at most 720h)\n";

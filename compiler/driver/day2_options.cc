@@ -29,16 +29,20 @@ bool read_target(const Options& options, const CommandLine& line, plan::day2::En
   }
   target.env = count > 0 ? options.positional[0] : "";
   target.client = options.value("kubectl").value_or("");
-  target.context = options.value("context").value_or("");
-  if (options.value("context") && !plan::valid_context_name(target.context)) {
-    return usage_error(line.command,
-                       "--context: `" + printable(target.context) +
-                           "` is not a kubeconfig context name (letters, digits and ._-:@/, "
-                           "not starting with -)",
-                       line.usage) == 0;
-  }
+  std::optional<std::string> context = read_context(options, line.command);
+  if (!context) return false;
+  target.context = *context;
   target.timeout_seconds = *timeout;
   return true;
+}
+
+std::optional<std::string> read_context(const Options& options, const char* command) {
+  const std::string context = options.value("context").value_or("");
+  if (!options.value("context") || plan::valid_context_name(context)) return context;
+  std::cerr << "mlenvc " << command << ": --context: `" << printable(context)
+            << "` is not a kubeconfig context name (letters, digits and ._-:@/, not starting "
+               "with -)\n";
+  return std::nullopt;
 }
 
 std::optional<int> read_rank(const Options& options, const char* command, const char* usage) {

@@ -31,6 +31,10 @@ int usage_error(const char* command, const std::string& message, const char* usa
 /// --rank N as a number (0 when absent); nullopt after printing an error.
 std::optional<int> read_rank(const Options& options, const char* command, const char* usage);
 
+/// --context NAME ("" when absent), a kubeconfig context name that can never become another
+/// option (plan::valid_context_name); nullopt after printing an error.
+std::optional<std::string> read_context(const Options& options, const char* command);
+
 /// --local PORT as a port, 1 to 65535; nullopt after printing an error.
 std::optional<int> read_port(const Options& options, const char* command, const char* usage);
 
