@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,18 +69,25 @@ Object exposed_service(const EnvLayout& layout, const ExposedService& service,
 /// One NetworkAttachmentDefinition per SR-IOV rail (rails that name a `network`).
 std::vector<Object> network_attachments(const EnvLayout& layout);
 
-/// `check`'s rule on the attachments that envs share (E0413): each env's are added in turn. They
-/// are a function of the rails and the namespace alone, so an env with the same rails as one
-/// already added on its API server and namespace adds nothing: a fleet builds each cluster's
-/// attachments once, not once per env.
-class SharedAttachments {
+/// `check`'s rule on the objects that envs of a namespace share (E0413): each env's SR-IOV
+/// attachments and rwx claims are added in turn, and an env's own claims named like shared ones
+/// are caught too. Attachments are a function of the rails and the namespace alone, and a
+/// cluster's claims of the cluster and the namespace, so an env that brings nothing new on its
+/// API server and namespace adds nothing: a fleet builds each cluster's objects once, not once
+/// per env.
+class SharedObjectsCheck {
  public:
   void add(const EnvLayout& layout, Diagnostics& diagnostics);
 
  private:
+  void add_attachments(const EnvLayout& layout, Diagnostics& diagnostics);
+  void add_claims(const EnvLayout& layout, Diagnostics& diagnostics);
+
   SharedObjects shared_;
   /// The distinct rails added, by API server and namespace.
   std::map<std::string, std::vector<const std::vector<ir::Rail>*>> added_;
+  /// The clusters whose shared claims were added, by API server, namespace and cluster.
+  std::set<std::string> claims_added_;
 };
 /// The `k8s.v1.cni.cncf.io/networks` annotation value (JSON list), "" without SR-IOV rails.
 std::string networks_annotation(const EnvLayout& layout);

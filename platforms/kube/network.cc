@@ -45,7 +45,23 @@ std::vector<Object> network_attachments(const EnvLayout& layout) {
   return out;
 }
 
-void SharedAttachments::add(const EnvLayout& layout, Diagnostics& diagnostics) {
+void SharedObjectsCheck::add(const EnvLayout& layout, Diagnostics& diagnostics) {
+  add_attachments(layout, diagnostics);
+  add_claims(layout, diagnostics);
+}
+
+void SharedObjectsCheck::add_claims(const EnvLayout& layout, Diagnostics& diagnostics) {
+  const ir::Env& env = *layout.env;
+  if (!env.storage.own &&
+      !claims_added_.insert(env.cluster.api + " " + layout.namespace_name + " " + env.cluster.name)
+           .second)
+    return;
+  for (const Object& o : rwx_claims(layout)) {
+    shared_.add(layout, o.address(), to_yaml(o.body), diagnostics);
+  }
+}
+
+void SharedObjectsCheck::add_attachments(const EnvLayout& layout, Diagnostics& diagnostics) {
   const std::vector<ir::Rail>* rails = attached_rails(layout);
   if (!rails) return;
   auto& added = added_[layout.env->cluster.api + " " + layout.namespace_name];

@@ -195,17 +195,12 @@ std::vector<Object> env_objects(const EnvLayout& layout, const std::string& boot
 
 std::vector<std::string> KubernetesTarget::check(const ir::Program& program,
                                                  Diagnostics& diagnostics) const {
-  kube::SharedAttachments attachments;
-  SharedObjects claims;
+  kube::SharedObjectsCheck shared;
   std::vector<Note> notes;
   for (const ir::Env& env : program.envs) {
     EnvLayout layout = make_layout(env);
     check_env(layout, diagnostics);
-    attachments.add(layout, diagnostics);
-    // An env's own claim named like its namespace's shared one (env `a` on cluster `a`).
-    for (const Object& o : kube::rwx_claims(layout)) {
-      claims.add(layout, o.address(), to_yaml(o.body), diagnostics);
-    }
+    shared.add(layout, diagnostics);
     for (Note& note : cluster_notes(layout)) notes.push_back(std::move(note));
   }
   return grouped(notes);

@@ -74,19 +74,14 @@ std::vector<std::string> OpenShiftTarget::check(const ir::Program& program,
   // The rules a program can break. check_rails and check_routes guard the target's own
   // objects (no program reaches them), so they run only where objects are built: render.
   // Of the shared objects only attachments and claims can disagree: ServiceAccounts are merged.
-  kube::SharedAttachments attachments;
-  SharedObjects claims;
+  kube::SharedObjectsCheck shared;
   for (const ir::Env& env : program.envs) {
     kube::check_pinned_image(env, diagnostics);
     check_exposure(env, diagnostics);
     EnvLayout layout = make_layout(env);
     kube::check_names(layout, diagnostics);
     check_layout(layout, diagnostics);
-    attachments.add(layout, diagnostics);
-    // An env's own claim named like its namespace's shared one (env `a` on cluster `a`).
-    for (const Object& o : kube::rwx_claims(layout)) {
-      claims.add(layout, o.address(), to_yaml(o.body), diagnostics);
-    }
+    shared.add(layout, diagnostics);
   }
   // What the platform team must apply or grant is printed by `build` and `plan`, with the
   // objects it concerns.
