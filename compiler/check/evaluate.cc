@@ -661,13 +661,17 @@ bool Checker::spend(std::size_t bytes, SourceRange at) {
     built_bytes_ += bytes;
     return true;
   }
-  if (!budget_reported_) {
-    budget_reported_ = true;
-    diagnostics_.report(Code::E0104, at,
-                        "the values this program builds exceed " +
-                            std::to_string(limits::kMaxValueBytes >> 20) + " MiB",
-                        "the limit was crossed here");
+  if (budget_reported_) {
+    // Reported once, yet each failure breaks what was being built: a declaration that lost a
+    // value must not look complete (an env without its cluster reached the rules).
+    ++silent_failures_;
+    return false;
   }
+  budget_reported_ = true;
+  diagnostics_.report(Code::E0104, at,
+                      "the values this program builds exceed " +
+                          std::to_string(limits::kMaxValueBytes >> 20) + " MiB",
+                      "the limit was crossed here");
   return false;
 }
 

@@ -472,6 +472,8 @@ void check_command(const EnvView& v, Diagnostics& diagnostics) {
 void Checker::check_rules(const Value& env, const DeclState& state) {
   check_hygiene(env, checked_values_, diagnostics_);
   const Value* cluster = env.get("cluster");
+  // Completion reported a missing cluster; the rules all read it.
+  if (!cluster) return;
   const Value* rdma = get_path(cluster, {"network", "rdma"});
   const std::string& name = state.decl->name.name;
   const std::string transport = text_at(&env, {"network"});

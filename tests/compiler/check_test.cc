@@ -69,6 +69,37 @@ TEST_CASE("a child's merge and += never change its parent") {
   CHECK(p.storage.workspace.text == "100Gi");
 }
 
+// Once the value budget (limits::kMaxValueBytes) is spent, every copy fails: the first failure
+// is E0104, and each later one must still mark what it was building as broken. A fuzzer found an
+// env whose `cluster = c` failed silently after the budget: the env looked complete without a
+// cluster, and the rules read the missing cluster (compiler/check/rules.cc, a null Value).
+TEST_CASE("values that fail after the budget is spent mark their env broken") {
+  constexpr std::size_t kChunk = 65536;
+  std::string text =
+      "cluster c {\n  api = \"a.example.com\"\n  namespace = \"ns\"\n  storage {\n"
+      "    mode  = rwx\n    class = \"a\"\n  }\n}\n"
+      "image src {\n  from = \"" +
+      std::string(kChunk, 'a') + "\"\n  tag = \"t\"\n}\n";
+  int images = 0;
+  auto add_image = [&](std::size_t bytes) {
+    std::string from;
+    for (; bytes >= kChunk; bytes -= kChunk) from += "${src.from}";
+    from += std::string(bytes, 'a');
+    text +=
+        "image i" + std::to_string(images++) + " {\n  from = \"" + from + "\"\n  tag = \"t\"\n}\n";
+  };
+  // Strings of 1 MiB until the budget is crossed, then of every power of two: each one that
+  // fits is spent, so nothing of the budget is left for the env's copy of its cluster.
+  for (std::size_t i = 0; i < 130; ++i) add_image(16 * kChunk);
+  for (std::size_t bytes = 8 * kChunk; bytes > 0; bytes /= 2) add_image(bytes);
+  text += "env late {\n  cluster = c\n  command = [\"true\"]\n}\n";
+  Diagnostics diagnostics;
+  auto program = check(text, diagnostics);
+  CHECK_FALSE(program.has_value());
+  REQUIRE(diagnostics.all().size() == 1);
+  CHECK(diagnostics.all().front().code == Code::E0104);
+}
+
 // Issue #11.3: each link of an `extends` chain that appends used to copy its parent's whole
 // list, so 9,000 links built 648 MB of items and crossed the value budget (E0104). Lists now
 // share their items (ValueList); a link that diverges from an already-extended parent copies.
