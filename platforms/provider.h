@@ -44,6 +44,10 @@ class Provider {
   /// for rules that depend on it (a label that hands the object to another controller).
   virtual std::string replace_reason(std::string_view kind, std::string_view path,
                                      const std::map<std::string, std::string>& object) const = 0;
+  /// Whether objects of `kind` are an admission policy of the platform's, which grants pods
+  /// privileges: apply deletes or replaces one only when --allow-destroy names it
+  /// (compiler/plan/change.h needs_allow_destroy). None unless the platform has such a kind.
+  virtual bool grants_privileges(std::string_view) const { return false; }
   /// What the changes of env directory `unit` do beyond their fields, from the unit's `paths`
   /// that differ between `before` and `after`: notes and replacements on the changes the
   /// differ found for the unit's objects (the last ones of `diff`), and changes that are no

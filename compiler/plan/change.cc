@@ -1,6 +1,9 @@
 #include "compiler/plan/change.h"
 
 #include <algorithm>
+#include <vector>
+
+#include "platforms/provider.h"
 
 namespace mlenv::plan {
 
@@ -29,8 +32,14 @@ bool holds_data(const std::string& kind) {
   return kind == "PersistentVolumeClaim" || kind == "PersistentVolume" || kind == "Namespace";
 }
 
+bool grants_privileges(const std::string& kind) {
+  const std::vector<const platforms::Provider*>& all = platforms::providers();
+  return std::any_of(all.begin(), all.end(),
+                     [&](const platforms::Provider* one) { return one->grants_privileges(kind); });
+}
+
 bool needs_allow_destroy(const std::string& kind, bool admin, bool shared) {
-  return holds_data(kind) || kind == "SecurityContextConstraints" || admin || shared;
+  return holds_data(kind) || grants_privileges(kind) || admin || shared;
 }
 
 bool kept_when_env_leaves(const std::string& kind) {

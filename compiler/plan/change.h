@@ -43,8 +43,12 @@ struct Change {
 /// Whether deleting an object of `kind` destroys data: claims, volumes, namespaces.
 bool holds_data(const std::string& kind);
 
+/// Whether objects of `kind` are an admission policy that grants pods privileges, as the
+/// platform whose kind it is says (platforms/provider.h).
+bool grants_privileges(const std::string& kind);
+
 /// Whether apply deletes or replaces an object only when `--allow-destroy=ADDRESS` names it:
-/// one that holds data (holds_data), an admission policy (it grants pods privileges), an object of
+/// one that holds data (holds_data), an admission policy (grants_privileges), an object of
 /// `_admin` (the platform team's) or one the envs of a namespace share. The one rule the plan's
 /// marks and apply's refusals (E0704) both follow.
 bool needs_allow_destroy(const std::string& kind, bool admin, bool shared);

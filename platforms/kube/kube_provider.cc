@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 
 #include "compiler/plan/change.h"
 #include "compiler/plan/plan_json.h"
@@ -16,12 +17,28 @@
 namespace mlenv::platforms {
 
 bool KubeProvider::is_run_kind(std::string_view kind) const {
-  return plan::is_run_kind(kind);
+  return kind == target::kube::kIndexedJobRun.kind || kind == run().kind;
 }
 
 std::string KubeProvider::replace_reason(std::string_view kind, std::string_view path,
                                          const std::map<std::string, std::string>&) const {
-  return plan::replace_reason(kind, path);
+  return plan::replace_reason(kind, path, is_run_kind(kind));
+}
+
+std::vector<plan::Step> KubeProvider::grant_checks(const plan::PlanManifest&) const {
+  return {};
+}
+
+std::string_view KubeProvider::plural(std::string_view) const {
+  return {};
+}
+
+const KubeProvider& kube_provider(ir::Platform platform) {
+  const auto* kube = dynamic_cast<const KubeProvider*>(&provider(platform));
+  if (kube == nullptr)
+    throw std::logic_error("platform " + std::string(ir::platform_name(platform)) +
+                           " has no kube provider");
+  return *kube;
 }
 
 namespace {

@@ -1,25 +1,44 @@
 #pragma once
 // What the providers of OpenShift and Kubernetes share: the Kubernetes API's change semantics
 // (replace_rules.h), the apply driver that runs oc or kubectl (kube_apply.h) and the day-2
-// driver on the env's pods (day2/driver.h). Each platform adds its platform and renderer.
+// driver on the env's pods (day2/driver.h). Each platform adds its platform and renderer, and
+// answers what that shared code asks of it: what its runs are, what apply checks before it
+// applies, and the plural names of its own kinds.
 
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "platforms/kube/apply/steps.h"
+#include "platforms/kube/run_workload.h"
 #include "platforms/provider.h"
 
 namespace mlenv::platforms {
 
 class KubeProvider : public Provider {
  public:
+  /// Objects of its RunWorkload's kind, and kube's own runs (kIndexedJobRun).
   bool is_run_kind(std::string_view kind) const override;
   std::string replace_reason(std::string_view kind, std::string_view path,
                              const std::map<std::string, std::string>& object) const override;
-  /// Nothing: every change of a kube env is a change of one of its objects.
+  /// Notes on the pods a change rolls or re-runs, and the changes a rebuilt image makes.
   void diff_unit(const plan::PlanTree& before, const plan::PlanTree& after, const std::string& unit,
                  const std::vector<std::string>& paths, plan::PlanDiff& diff) const override;
   const plan::ApplyDriver& apply() const override;
   const plan::day2::Day2Driver& day2() const override;
+
+  /// What its runs are: their kind, and how their pods are found and named.
+  virtual const target::kube::RunWorkload& run() const = 0;
+  /// The preflight steps that check what `plan`'s grants (plan.json `grants`) give the env's
+  /// ServiceAccount, which its pods need to be admitted; none unless the platform grants any.
+  virtual std::vector<plan::Step> grant_checks(const plan::PlanManifest& plan) const;
+  /// kubectl's plural of `kind` where it is one of the platform's own kinds that kube's rule
+  /// (resource_name) would misspell; "" otherwise.
+  virtual std::string_view plural(std::string_view kind) const;
 };
+
+/// The provider of `platform`, one that KubeProvider implements (OpenShift, Kubernetes).
+const KubeProvider& kube_provider(ir::Platform platform);
 
 }  // namespace mlenv::platforms

@@ -11,16 +11,13 @@ bool wanted(const std::vector<std::string>& names, const std::string& name) {
 
 }  // namespace
 
-PortForward port_forward(const EnvLayout& layout, const std::vector<std::string>& names) {
+PortForward port_forward(const EnvLayout& layout, const RunWorkload& run,
+                         const std::vector<std::string>& names) {
   PortForward forward;
   if (!layout.is_job) {
     forward.pod = "pod/" + layout.workload + "-0";
   } else {
-    // The Job controller labels each pod with its completion index, and the JobSet controller
-    // with its JobSet (batch/v1 Job, jobset.x-k8s.io/v1alpha2).
-    const bool jobset = layout.env->cluster.platform == ir::Platform::kubernetes;
-    forward.selector = std::string(jobset ? "jobset.sigs.k8s.io/jobset-name=" : "job-name=") +
-                       layout.workload + ",batch.kubernetes.io/job-completion-index=0";
+    forward.selector = rank0_selector(run, layout.workload);
   }
   for (const ExposedService& s : layout.services) {
     if (wanted(names, s.name)) forward.ports.push_back(s.app_port);

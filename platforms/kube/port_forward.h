@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "platforms/common/env_layout.h"
+#include "platforms/kube/run_workload.h"
 
 namespace mlenv::target::kube {
 
@@ -18,8 +19,11 @@ struct PortForward {
 };
 
 /// The forward for the env's `services` (all of them, and debugpy when the env debugs, when
-/// `names` is empty; else those named, "debugpy" included). Unknown names are left out.
-PortForward port_forward(const EnvLayout& layout, const std::vector<std::string>& names);
+/// `names` is empty; else those named, "debugpy" included), to rank 0's pod of the env's
+/// StatefulSet or of its run, a workload of the platform's kind `run`. Unknown names are left
+/// out.
+PortForward port_forward(const EnvLayout& layout, const RunWorkload& run,
+                         const std::vector<std::string>& names);
 
 /// The command a person types: `kubectl port-forward -n NS POD P:P...`, with `$(kubectl get
 /// pod ... -o name)` for a run's pod.

@@ -25,13 +25,9 @@ std::string cannot_change(std::string_view field, std::string_view kind) {
 
 }  // namespace
 
-bool is_run_kind(std::string_view kind) {
-  return kind == "Job" || kind == "JobSet";
-}
-
-std::string replace_reason(std::string_view kind, std::string_view path) {
+std::string replace_reason(std::string_view kind, std::string_view path, bool run) {
   if (under(path, "metadata.namespace")) return "the object moves to another namespace";
-  if (is_run_kind(kind) && !under(path, "spec")) return {};
+  if (run && !under(path, "spec")) return {};
   if (kind == "StatefulSet") {
     // The API server allows only these spec fields to change on a StatefulSet.
     static constexpr std::array<std::string_view, 6> kMutable = {
@@ -61,10 +57,11 @@ std::string replace_reason(std::string_view kind, std::string_view path) {
     if (under(path, "roleRef")) return cannot_change("roleRef", kind);
     return {};
   }
-  if (is_run_kind(kind)) {
+  if (run) {
     // A Job's pod template is immutable once created (the API server rejects updates of
-    // spec.template: "field is immutable"; a JobSet's replicatedJobs likewise), and a run is
-    // one execution: any change to it is a new run, deleted and created again by apply.
+    // spec.template: "field is immutable"; the Job templates of a workload of Jobs likewise),
+    // and a run is one execution: any change to it is a new run, deleted and created again by
+    // apply.
     return "run spec changed";
   }
   return {};

@@ -7,11 +7,9 @@
 
 namespace mlenv::plan {
 
-/// Whether `kind` is a run's workload: a Job (OpenShift) or a JobSet (Kubernetes). A run is one
-/// execution: applied once, and any change to it is a new run (deleted, then created).
-bool is_run_kind(std::string_view kind);
-
 /// Why changing field `path` of an object of `kind` forces replacement, or "" if it does not.
-std::string replace_reason(std::string_view kind, std::string_view path);
+/// `run`: the object is a run's workload (its platform's RunWorkload kind), one execution:
+/// applied once, and any change of its spec is a new run (deleted, then created).
+std::string replace_reason(std::string_view kind, std::string_view path, bool run);
 
 }  // namespace mlenv::plan

@@ -1,7 +1,6 @@
 #include "platforms/kube/rules.h"
 
 #include "platforms/kube/builders.h"
-#include "platforms/kubernetes/jobset.h"
 
 #include <set>
 #include <string>
@@ -45,14 +44,11 @@ void check_pinned_image(const ir::Env& env, Diagnostics& diagnostics) {
                                  : "`latest` moves; name a release tag or a digest");
 }
 
-void check_names(const EnvLayout& layout, Diagnostics& diagnostics) {
+void check_names(const EnvLayout& layout, const RunWorkload& run, Diagnostics& diagnostics) {
   const ir::Env& env = *layout.env;
-  // A JobSet's pods are `<jobset>-<replicated job>-<job index>-<pod index>-<5 random>`, and
-  // its webhook refuses a JobSet whose longest such name passes 63 characters
-  // (kubernetes-sigs/jobset pkg/webhooks/jobset_webhook.go, ValidateCreate).
-  const bool jobset = layout.is_job && env.cluster.platform == ir::Platform::kubernetes;
-  std::string last_host = layout.workload +
-                          (jobset ? "-" + std::string(kJobSetReplicatedJob) + "-0-" : "-") +
+  // A StatefulSet's pods are `<set>-<ordinal>`; a run's as its platform names them.
+  const bool suffixed = layout.is_job && run.pod_name_limit;
+  std::string last_host = layout.workload + std::string(layout.is_job ? run.hostname_infix : "-") +
                           std::to_string(std::max(env.nodes - 1, 0));
   auto report = [&](const std::string& what, std::size_t size, std::size_t max) {
     diagnostics.report(
@@ -63,8 +59,8 @@ void check_names(const EnvLayout& layout, Diagnostics& diagnostics) {
   if (layout.workload.size() > kStatefulSetMax) {
     report(std::string(layout.is_job ? "Job" : "StatefulSet") + " name `" + layout.workload + "`",
            layout.workload.size(), kStatefulSetMax);
-  } else if (jobset && last_host.size() + kPodNameSuffix > kDnsLabelMax) {
-    report("JobSet pod name `" + last_host + "-xxxxx` (with its random suffix)",
+  } else if (suffixed && last_host.size() + kPodNameSuffix > kDnsLabelMax) {
+    report(std::string(run.kind) + " pod name `" + last_host + "-xxxxx` (with its random suffix)",
            last_host.size() + kPodNameSuffix, kDnsLabelMax);
   } else if (last_host.size() > kDnsLabelMax) {
     report("pod hostname `" + last_host + "`", last_host.size(), kDnsLabelMax);

@@ -9,6 +9,7 @@
 #include "compiler/diag/diagnostic.h"
 #include "platforms/common/env_layout.h"
 #include "platforms/common/object.h"
+#include "platforms/kube/run_workload.h"
 
 namespace mlenv::target::kube {
 
@@ -20,8 +21,9 @@ const Value* value_at(const Value& v, std::initializer_list<std::string_view> ke
 
 /// E0504: the base image names a tag other than `latest`, or a digest.
 void check_pinned_image(const ir::Env& env, Diagnostics& diagnostics);
-/// E0411: StatefulSet name, pod hostnames and the headless Service fit their DNS limits.
-void check_names(const EnvLayout& layout, Diagnostics& diagnostics);
+/// E0411: StatefulSet name, pod hostnames (a run's as `run` names them, with their random
+/// suffix where its admission counts it) and the headless Service fit their DNS limits.
+void check_names(const EnvLayout& layout, const RunWorkload& run, Diagnostics& diagnostics);
 /// E0423: the rendezvous and master ports differ from each other and from every other port
 /// a container of the pod listens on (tools, their oauth-proxies, debugpy).
 void check_ports(const EnvLayout& layout, Diagnostics& diagnostics);

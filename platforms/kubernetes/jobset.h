@@ -8,11 +8,22 @@
 #include "platforms/common/env_layout.h"
 #include "platforms/common/object.h"
 #include "platforms/kube/builders.h"
+#include "platforms/kube/run_workload.h"
 
 namespace mlenv::target::kube {
 
 /// The replicated job of a run's JobSet: its pods are `<jobset>-node-0-<rank>`.
 inline constexpr const char* kJobSetReplicatedJob = "node";
+/// A run on Kubernetes, as kube's apply, results and name rules ask of it. JobSetNameKey
+/// (kubernetes-sigs/jobset api/jobset/v1alpha2/jobset_types.go) labels the JobSet's Jobs and
+/// pods; its child Job is `<jobset>-node-0`, so `job-name=<jobset>` would find no pod. Pods
+/// are `<jobset>-<replicated job>-<job index>-<pod index>-<5 random>`, and the JobSet webhook
+/// refuses a JobSet whose longest such name passes 63 characters (pkg/webhooks/
+/// jobset_webhook.go, ValidateCreate). A JobSet ends Completed or Failed
+/// (JobSetConditionType), which apply's wait reads as a Job's Complete or Failed.
+inline constexpr RunWorkload kJobSetRun = {"JobSet", "jobset", "jobset.sigs.k8s.io/jobset-name",
+                                           "-node-0-", true};
+static_assert(kJobSetRun.hostname_infix == "-" + std::string(kJobSetReplicatedJob) + "-0-");
 /// The JobSet of a run on Kubernetes: one replicated Indexed Job of `nodes` pods with DNS
 /// hostnames, restarted as a gang `restarts` times; `labels` on the JobSet (Kueue's queue and
 /// priority go there).

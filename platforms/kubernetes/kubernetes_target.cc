@@ -123,7 +123,7 @@ std::vector<Note> env_notes(const EnvLayout& layout) {
                                          secret + " -n " + layout.namespace_name +
                                          " --docker-server=<registry host> ..."});
   if (!layout.services.empty()) {
-    kube::PortForward forward = kube::port_forward(layout, {});
+    kube::PortForward forward = kube::port_forward(layout, kube::kJobSetRun, {});
     notes.push_back({layout.dir, "its tools have no Route on Kubernetes: mlenvc port-forward, or " +
                                      kube::port_forward_command(layout, forward)});
   }
@@ -150,7 +150,7 @@ void check_topology(const ir::Env& env, Diagnostics& diagnostics) {
 void check_env(const EnvLayout& layout, Diagnostics& diagnostics) {
   kube::check_pinned_image(*layout.env, diagnostics);
   check_topology(*layout.env, diagnostics);
-  kube::check_names(layout, diagnostics);
+  kube::check_names(layout, kube::kJobSetRun, diagnostics);
   kube::check_ports(layout, diagnostics);
 }
 

@@ -6,10 +6,43 @@
 namespace mlenv::platforms {
 namespace {
 
+constexpr std::string_view kScc = "SecurityContextConstraints";
+
 class OpenShiftProvider : public KubeProvider {
  public:
   ir::Platform platform() const override { return ir::Platform::openshift; }
   const target::Target& target() const override { return target_; }
+  const target::kube::RunWorkload& run() const override { return target::kube::kIndexedJobRun; }
+
+  // The env's ServiceAccount must be allowed to use each SCC its pods need. kubectl auth can-i
+  // prints "yes" or "no" (exit 0 or 1); --as impersonates the ServiceAccount, which is how the
+  // SCC admission plugin sees the pod's creator for a StatefulSet's or Job's pods.
+  std::vector<plan::Step> grant_checks(const plan::PlanManifest& plan) const override {
+    std::vector<plan::Step> steps;
+    for (const plan::PlanGrant& grant : plan.grants) {
+      plan::Step step;
+      step.kind = plan::StepKind::CheckGrant;
+      step.args = {"auth",
+                   "can-i",
+                   "use",
+                   "securitycontextconstraints/" + grant.scc,
+                   "--as=system:serviceaccount:" + plan.namespace_ + ":" + grant.service_account,
+                   "-n",
+                   plan.namespace_};
+      step.subject = "SecurityContextConstraints `" + grant.scc + "`";
+      step.note = "the env's pods would be refused by SCC admission";
+      steps.push_back(std::move(step));
+    }
+    return steps;
+  }
+
+  // An SCC admits pods with the privileges it allows.
+  bool grants_privileges(std::string_view kind) const override { return kind == kScc; }
+
+  // An SCC's resource is `securitycontextconstraints` (security.openshift.io/v1).
+  std::string_view plural(std::string_view kind) const override {
+    return kind == kScc ? "securitycontextconstraints" : "";
+  }
 
  private:
   target::openshift::OpenShiftTarget target_;

@@ -79,7 +79,7 @@ std::vector<std::string> OpenShiftTarget::check(const ir::Program& program,
     kube::check_pinned_image(env, diagnostics);
     check_exposure(env, diagnostics);
     EnvLayout layout = make_layout(env);
-    kube::check_names(layout, diagnostics);
+    kube::check_names(layout, kube::kIndexedJobRun, diagnostics);
     check_layout(layout, diagnostics);
     shared.add(layout, diagnostics);
   }
@@ -148,7 +148,7 @@ EnvOutput render_env(const EnvLayout& layout,
   Diagnostics diagnostics;
   kube::check_pinned_image(env, diagnostics);
   check_exposure(env, diagnostics);
-  kube::check_names(layout, diagnostics);
+  kube::check_names(layout, kube::kIndexedJobRun, diagnostics);
   check_layout(layout, diagnostics);
   std::string boot = boot_json(layout, kube::pod_placement(layout));
   std::vector<Object> objects = env_objects(layout, boot, account_annotations);

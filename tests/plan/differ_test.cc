@@ -11,6 +11,7 @@
 #include "compiler/plan/summary.h"
 #include "compiler/plan/yaml_fields.h"
 #include "platforms/kube/replace_rules.h"
+#include "platforms/provider.h"
 #include "tests/plan/support.h"
 
 namespace mlenv::plan {
@@ -122,8 +123,17 @@ TEST_CASE("a changed run is a replace: a Job's pod template is immutable", "[pla
   CHECK(text(diff).find("-/+ barcelona/ml-dev-env/Job/trainer\n") != std::string::npos);
   CHECK(text(diff).find("# forces replacement: run spec changed") != std::string::npos);
   // Labels change in place; every spec field is the run's.
-  CHECK(replace_reason("Job", "metadata.labels.team").empty());
-  CHECK(replace_reason("Job", "spec.parallelism") == "run spec changed");
+  CHECK(replace_reason("Job", "metadata.labels.team", true).empty());
+  CHECK(replace_reason("Job", "spec.parallelism", true) == "run spec changed");
+  // Each platform says what its runs are: an Indexed Job on both, a JobSet on Kubernetes only.
+  const platforms::Provider& openshift = platforms::provider(ir::Platform::openshift);
+  const platforms::Provider& kubernetes = platforms::provider(ir::Platform::kubernetes);
+  CHECK(openshift.replace_reason("Job", "spec.parallelism", {}) == "run spec changed");
+  CHECK(kubernetes.replace_reason("Job", "spec.parallelism", {}) == "run spec changed");
+  CHECK(kubernetes.replace_reason("JobSet", "spec.replicatedJobs", {}) == "run spec changed");
+  CHECK(kubernetes.replace_reason("JobSet", "metadata.labels.team", {}).empty());
+  CHECK(!openshift.is_run_kind("JobSet"));
+  CHECK(!openshift.is_run_kind("StatefulSet"));
 }
 
 // The pod template carries boot.json's digest (platforms/kube/builders.h kBootConfigAnnotation):

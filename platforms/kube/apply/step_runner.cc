@@ -235,10 +235,10 @@ bool StepRunner::check_grant(const Step& step) {
     return false;
   }
   const std::string as = step.args[4].substr(5);
-  Diagnostic& d = diagnostics_.report(
-      Code::E0711, {}, "`" + as + "` may not use SecurityContextConstraints `" + step.subject + "`",
-      "the platform team grants it once with `mlenvc apply --admin`");
-  d.notes.push_back({"the env's pods would be refused by SCC admission", {}});
+  Diagnostic& d =
+      diagnostics_.report(Code::E0711, {}, "`" + as + "` may not use " + step.subject,
+                          "the platform team grants it once with `mlenvc apply --admin`");
+  if (!step.note.empty()) d.notes.push_back({step.note, {}});
   return false;
 }
 
@@ -349,8 +349,8 @@ std::string StepRunner::admission_refusal(const Step& step, const std::string& k
   // The Job and StatefulSet controllers report pods that admission refused as FailedCreate
   // events on their workload (kubernetes pkg/controller/job/job_controller.go through
   // controller_utils' `Error creating: ...`; pkg/controller/statefulset/stateful_pod_control.go,
-  // `create Pod <pod> in StatefulSet <set> failed error: ...`); a JobSet's child Job is
-  // `<jobset>-<replicated job>-<index>`. Pod Security's message says
+  // `create Pod <pod> in StatefulSet <set> failed error: ...`); the child Jobs of a run that
+  // makes Jobs are `<run>-...`. Pod Security's message says
   // `violates PodSecurity "<level>:<version>"` (k8s.io/pod-security-admission); the workload
   // never gets a pod, so it never ends or becomes ready.
   std::optional<RunResult> events =
@@ -401,10 +401,9 @@ bool StepRunner::wait_job(const Step& step) {
     }
     if (conditions.count("Failed") != 0) {
       out_ << step.subject << ": Failed\n";
-      const std::string kind = step.args[1] == "jobset" ? "JobSet" : "Job";
-      diagnostics_.report(Code::E0713, {}, "run `" + unit_ + "/" + step.subject + "` failed",
-                          "read its logs: `kubectl logs -n " + step.args[4] + " -l " +
-                              run_pods_selector(kind, step.args[2]) + " --prefix`");
+      diagnostics_.report(
+          Code::E0713, {}, "run `" + unit_ + "/" + step.subject + "` failed",
+          "read its logs: `kubectl logs -n " + step.args[4] + " -l " + step.pods + " --prefix`");
       run_failed_ = true;
       return true;
     }

@@ -10,7 +10,7 @@
 #include "compiler/plan/change.h"
 #include "compiler/plan/differ.h"
 #include "compiler/plan/pod_claims.h"
-#include "platforms/kube/replace_rules.h"
+#include "platforms/kube/kube_provider.h"
 
 namespace mlenv::plan {
 namespace {
@@ -42,12 +42,14 @@ Step apply_step(const std::string& input, const std::string& from, const PlanObj
   return step;
 }
 
-// Deletes one owned object: namespaced ones only while they still carry this env's part-of
-// label, so an object someone else took over is left alone. Shared objects carry no env's
-// label; apply deletes them only when --allow-destroy names them.
-Step delete_step(const PlanObject& object, const std::string& applyset_id) {
+// Deletes one owned object of an env of `platform`: namespaced ones only while they still carry
+// this env's part-of label, so an object someone else took over is left alone. Shared objects
+// carry no env's label; apply deletes them only when --allow-destroy names them.
+Step delete_step(const PlanObject& object, const std::string& applyset_id,
+                 const platforms::KubeProvider& platform) {
   Step step;
-  step.args = {"delete", resource_name(object.api_version, object.kind)};
+  step.args = {"delete",
+               resource_name(object.api_version, object.kind, platform.plural(object.kind))};
   if (object.namespace_.empty()) {
     step.args.push_back(object.name);
   } else if (object.admin || object.shared) {
@@ -60,7 +62,7 @@ Step delete_step(const PlanObject& object, const std::string& applyset_id) {
   step.args.insert(step.args.end(), {"--ignore-not-found", "--wait=true"});
   // A run's pods must be gone before the new run starts: an Indexed Job's pods are reached as
   // `<job>-<index>.<service>`, and the old gang would answer for the new one.
-  if (is_run_kind(object.kind)) step.args.push_back("--cascade=foreground");
+  if (platform.is_run_kind(object.kind)) step.args.push_back("--cascade=foreground");
   return step;
 }
 
@@ -92,6 +94,7 @@ class EnvStepBuilder {
                  Diagnostics& diagnostics)
       : env_(env),
         plan_(env.manifest),
+        platform_(platforms::kube_provider(env.manifest.platform)),
         options_(options),
         destroyed_(destroyed),
         diagnostics_(diagnostics),
@@ -138,9 +141,7 @@ class EnvStepBuilder {
 
  private:
   // The Namespace must exist (apply never creates it: that is the platform team's), and the
-  // env's ServiceAccount must be allowed to use each SCC its pods need. kubectl auth can-i
-  // prints "yes" or "no" (exit 0 or 1); --as impersonates the ServiceAccount, which is how the
-  // SCC admission plugin sees the pod's creator for a StatefulSet's or Job's pods.
+  // env's ServiceAccount must hold the grants its pods need, as its platform checks them.
   void preflight() {
     bool namespaced = !options_.admin;
     for (const PlanObject& object : plan_.objects)
@@ -153,19 +154,7 @@ class EnvStepBuilder {
       out_.preflight.push_back(std::move(step));
     }
     if (options_.admin) return;
-    for (const PlanGrant& grant : plan_.grants) {
-      Step step;
-      step.kind = StepKind::CheckGrant;
-      step.args = {"auth",
-                   "can-i",
-                   "use",
-                   "securitycontextconstraints/" + grant.scc,
-                   "--as=system:serviceaccount:" + plan_.namespace_ + ":" + grant.service_account,
-                   "-n",
-                   plan_.namespace_};
-      step.subject = grant.scc;
-      out_.preflight.push_back(std::move(step));
-    }
+    for (Step& step : platform_.grant_checks(plan_)) out_.preflight.push_back(std::move(step));
   }
 
   // Each Secret is created once, when missing, with random bytes on stdin (never in argv, the
@@ -229,17 +218,17 @@ class EnvStepBuilder {
   bool objects() {
     for (const PlanObject& object : plan_.objects) {
       if (object.admin) continue;
-      if (is_run_kind(object.kind) && !job_must_run(object)) {
+      if (platform_.is_run_kind(object.kind) && !job_must_run(object)) {
         skipped_.insert(object.address);
         continue;
       }
       auto old = replaced_.find(object.address);
       if (old != replaced_.end()) {
-        out_.steps.push_back(delete_step(old->second, applied_parent_.id));
-      } else if (is_run_kind(object.kind) && builds_image() &&
+        out_.steps.push_back(delete_step(old->second, applied_parent_.id, platform_));
+      } else if (platform_.is_run_kind(object.kind) && builds_image() &&
                  applied_object(env_, object.address) != nullptr) {
         out_.steps.push_back(
-            delete_step(*applied_object(env_, object.address), applied_parent_.id));
+            delete_step(*applied_object(env_, object.address), applied_parent_.id, platform_));
       }
       std::optional<Step> step = object_step(object, !object.shared);
       if (!step) return false;
@@ -289,10 +278,10 @@ class EnvStepBuilder {
         Step wait;
         wait.kind = StepKind::WaitJob;
         // Complete and Failed are the terminal conditions of a Job (batch/v1 JobConditionType);
-        // `kubectl wait` can wait for only one of them, so apply polls both.
-        // A JobSet ends Completed or Failed (jobset.x-k8s.io/v1alpha2 JobSetConditionType).
+        // `kubectl wait` can wait for only one of them, so apply polls both. The platform's run
+        // kind says which resource to read (RunWorkload) and which label finds its pods.
         wait.args = {"get",
-                     object.kind == "JobSet" ? "jobset" : "job",
+                     std::string(platform_.run().resource),
                      object.name,
                      "-n",
                      object.namespace_,
@@ -300,6 +289,7 @@ class EnvStepBuilder {
                      "jsonpath={.status.conditions[?(@.status==\"True\")].type}"};
         wait.waits = true;
         wait.subject = object.address;
+        wait.pods = target::kube::run_pods_selector(platform_.run(), object.name);
         out_.steps.push_back(std::move(wait));
       }
     }
@@ -397,7 +387,7 @@ class EnvStepBuilder {
       }
       if (!allow(address, object, "delete")) continue;
       destroyed_.insert(address);
-      out_.steps.push_back(delete_step(object, applied_parent_.id));
+      out_.steps.push_back(delete_step(object, applied_parent_.id, platform_));
       if (object.kind == "StatefulSet") pod_claims_after(object);
     }
   }
@@ -487,6 +477,7 @@ class EnvStepBuilder {
 
   const EnvPlan& env_;
   const PlanManifest& plan_;
+  const platforms::KubeProvider& platform_;  // what the env's platform says of its objects
   const StepOptions& options_;
   std::set<std::string>& destroyed_;
   Diagnostics& diagnostics_;
@@ -507,25 +498,19 @@ std::string shared_key(const PlanObject& object) {
   return object.namespace_ + "/" + object.address;
 }
 
-std::string run_pods_selector(const std::string& kind, const std::string& name) {
-  // JobSetNameKey in kubernetes-sigs/jobset api/jobset/v1alpha2/jobset_types.go labels the
-  // JobSet's Jobs and pods; the Job controller labels an Indexed Job's pods `job-name`.
-  return (kind == "JobSet" ? "jobset.sigs.k8s.io/jobset-name=" : "job-name=") + name;
-}
-
-std::string resource_name(const std::string& api_version, const std::string& kind) {
+std::string resource_name(const std::string& api_version, const std::string& kind,
+                          std::string_view platform_plural) {
   static const std::map<std::string, std::string> kPlural = {
       {"NetworkAttachmentDefinition", "network-attachment-definitions"},
-      {"SecurityContextConstraints", "securitycontextconstraints"},
       {"NetworkPolicy", "networkpolicies"},
       {"Ingress", "ingresses"},
       {"ImagePolicy", "imagepolicies"},
   };
-  std::string plural;
+  std::string plural(platform_plural);
   auto it = kPlural.find(kind);
-  if (it != kPlural.end()) {
+  if (plural.empty() && it != kPlural.end()) {
     plural = it->second;
-  } else {
+  } else if (plural.empty()) {
     plural = kind;
     std::transform(plural.begin(), plural.end(), plural.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/diag/diagnostic.h"
@@ -29,7 +30,7 @@ enum class StepKind {
   CheckGrant,        ///< `auth can-i use ...`: "no" is E0711
   Build,             ///< read the ImageStreamTag's digest; build first when needed (`then`)
   Push,              ///< build (`then`) and push (`args`) an image, reading the pushed digest
-  WaitJob,           ///< poll the Job's or JobSet's conditions until Complete(d) or Failed
+  WaitJob,           ///< poll the run's conditions until Complete(d) or Failed
   WaitRollout,       ///< `rollout status` in rounds, reading admission refusals between them
   Notice,            ///< runs nothing: says `subject` (a claim apply keeps) where it stands
 };
@@ -58,7 +59,9 @@ struct Step {
   /// Build: the Dockerfile, relative to the plan root, whose build context (build_context.h:
   /// it and `_runtime/`) is uploaded instead of the whole plan root `then` names.
   std::string dockerfile;
-  std::string subject;  ///< what the step is about, for messages (`Job/trainer`, an SCC, a Secret)
+  std::string subject;  ///< what the step is about, for messages (`Job/trainer`, a Secret)
+  std::string note;     ///< CheckGrant: what a refusal means for the env's pods, said with E0711
+  std::string pods;     ///< WaitJob: the label selector of the run's pods, whose logs say why
 };
 
 /// The commands of one env: checks that change nothing, run for every env before any `steps`.
@@ -91,7 +94,7 @@ struct EnvPlan {
 /// Options that shape the steps.
 struct StepOptions {
   std::string timeout = "30m";
-  bool admin = false;  ///< --admin: only the `admin` objects (the platform team's SCC and grants)
+  bool admin = false;  ///< --admin: only the `admin` objects (the platform team's policies, grants)
   bool wait = false;   ///< --wait: wait for each run (`complete` action) to finish
   std::set<std::string> allow_destroy;  ///< addresses the operator allows to be deleted
   /// `<namespace>/<Kind>/<name>` of every shared object (PlanObject::shared) in the plan of an
@@ -102,7 +105,8 @@ struct StepOptions {
 /// The key of a shared object in StepOptions::shared_in_use.
 std::string shared_key(const PlanObject& object);
 
-/// The steps of one env. Preflight: the Namespace exists, then (plain apply) each SCC grant.
+/// The steps of one env. Preflight: the Namespace exists, then (plain apply) the platform's
+/// checks of its grants (KubeProvider::grant_checks).
 /// Steps, plain apply: the ApplySet parent, each Secret created when missing, each non-admin
 /// object (a delete first when it must be replaced; an unchanged Job skipped) followed by its
 /// actions (build, rollout, with --wait completion), then the prune of objects that left the
@@ -127,12 +131,9 @@ std::optional<EnvSteps> destroy_steps(const EnvPlan& env, const StepOptions& opt
 /// the built digest.
 std::string image_field(const std::string& image);
 
-/// The label selector of every pod of the run `name` whose workload is of `kind`: an Indexed
-/// Job's pods carry `job-name=<job>`; a JobSet's child Job is `<jobset>-node-0`, so its pods are
-/// found by the JobSet's own label `jobset.sigs.k8s.io/jobset-name=<jobset>`.
-std::string run_pods_selector(const std::string& kind, const std::string& name);
-
-/// The resource name kubectl resolves without discovery ("statefulsets.apps").
-std::string resource_name(const std::string& api_version, const std::string& kind);
+/// The resource name kubectl resolves without discovery ("statefulsets.apps"); `plural` is the
+/// platform's plural of its own `kind` (KubeProvider::plural), "" for kube's.
+std::string resource_name(const std::string& api_version, const std::string& kind,
+                          std::string_view plural);
 
 }  // namespace mlenv::plan

@@ -3,27 +3,22 @@
 #include <vector>
 
 #include "compiler/apply/runner.h"
-#include "platforms/kube/apply/steps.h"
 #include "platforms/kube/day2/driver.h"
 #include "platforms/kube/kube_apply.h"
-#include "platforms/kube/replace_rules.h"
+#include "platforms/kube/kube_provider.h"
 
 namespace mlenv::plan::day2 {
 namespace {
 
-// Rank 0 is the pod of completion index 0 of the run's Indexed Job: the Job controller labels
-// each pod batch.kubernetes.io/job-completion-index, also in the Job that a Kubernetes run
-// creates (run_pods_selector).
+// Rank 0 is the pod of completion index 0 of the run, a workload of the kind its platform
+// says (RunWorkload).
 std::string rank0_selector(const PlanManifest& env) {
-  std::string kind = "Job";
+  const platforms::KubeProvider& platform = platforms::kube_provider(env.platform);
   std::string name = env.env;  // the target names the run's workload after the env
   for (const PlanObject& object : env.objects) {
-    if (is_run_kind(object.kind)) {
-      kind = object.kind;
-      name = object.name;
-    }
+    if (platform.is_run_kind(object.kind)) name = object.name;
   }
-  return run_pods_selector(kind, name) + ",batch.kubernetes.io/job-completion-index=0";
+  return target::kube::rank0_selector(platform.run(), name);
 }
 
 }  // namespace
