@@ -12,6 +12,9 @@
 
 #include "compiler/ir/program.h"
 
+namespace mlenv::check {
+class PlatformRules;
+}
 namespace mlenv::target {
 class Target;
 }
@@ -33,6 +36,9 @@ class Provider {
   virtual ir::Platform platform() const = 0;
   /// Its renderer and rules: the files and objects of its envs (platforms/target.h).
   virtual const target::Target& target() const = 0;
+  /// Its rules at check: the fields its clusters and envs have and need, and its rules on
+  /// their values (compiler/check/platform_rules.h), which `mlenvc check` runs on every env.
+  virtual const check::PlatformRules& rules() const = 0;
 
   // --- Change semantics: what the differ asks about a change of an env's objects. ---
 
@@ -70,5 +76,9 @@ const Provider& provider(ir::Platform platform);
 
 /// Every provider, in the order of ir::Platform (the order of merged outputs and of apply).
 const std::vector<const Provider*>& providers();
+
+/// Every provider's rules(), in the same order: what check::check_program is given, since
+/// compiler/check names no platform.
+const std::vector<const check::PlatformRules*>& check_rules();
 
 }  // namespace mlenv::platforms

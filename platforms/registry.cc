@@ -21,6 +21,15 @@ const std::vector<const Provider*>& providers() {
   return all;
 }
 
+const std::vector<const check::PlatformRules*>& check_rules() {
+  static const std::vector<const check::PlatformRules*> all = [] {
+    std::vector<const check::PlatformRules*> rules;
+    for (const Provider* one : providers()) rules.push_back(&one->rules());
+    return rules;
+  }();
+  return all;
+}
+
 const Provider& provider(ir::Platform platform) {
   for (const Provider* one : providers()) {
     if (one->platform() == platform) return *one;

@@ -6,7 +6,6 @@
 #include "compiler/base/embedded.h"
 #include "compiler/base/limits.h"
 #include "compiler/check/checker.h"
-#include "compiler/check/rules_usage.h"
 
 namespace mlenv::check {
 namespace {
@@ -91,7 +90,7 @@ std::optional<ir::Program> Checker::run(const std::string& root_path) {
     program.envs.push_back(lower(*env, state));
     release(state);
   }
-  check_queues(program, diagnostics_);
+  for (const PlatformRules* rules : platforms_) rules->check_program(program, diagnostics_);
   if (diagnostics_.error_count() != 0 || errors_before_envs != 0) return std::nullopt;
 
   for (const Module& module : modules_) {
@@ -120,11 +119,12 @@ void Checker::keep_index(ProgramIndex& index) {
 
 std::optional<ir::Program> check_program(const std::string& path, const FileSystem& files,
                                          SourceManager& sources, Diagnostics& diagnostics,
+                                         const PlatformRulesList& platforms,
                                          const ImportSources& imports, ProgramIndex* index) {
   std::unique_ptr<TypeRegistry> types = load_types(sources, diagnostics);
   if (diagnostics.has_errors()) return std::nullopt;
   ConfinedFileSystem confined(files, program_folders(path, imports.site));
-  Checker checker(confined, sources, diagnostics, *types, imports);
+  Checker checker(confined, sources, diagnostics, *types, platforms, imports);
   std::optional<ir::Program> program = checker.run(path);
   if (index) checker.keep_index(*index);
   return program;

@@ -15,6 +15,7 @@
 #include "compiler/base/git_source.h"
 #include "compiler/check/check.h"
 #include "compiler/check/git_imports.h"
+#include "compiler/check/platform_rules.h"
 #include "compiler/check/rules_hygiene.h"
 #include "compiler/check/types.h"
 #include "compiler/check/value.h"
@@ -59,11 +60,23 @@ struct Module {
 class Checker {
  public:
   Checker(const FileSystem& files, SourceManager& sources, Diagnostics& diagnostics,
-          const TypeRegistry& types, const ImportSources& imports = {});
+          const TypeRegistry& types, const PlatformRulesList& platforms,
+          const ImportSources& imports = {});
 
   std::optional<ir::Program> run(const std::string& root_path);
   /// Moves the loaded files' trees into `index` (after run; the checker is done with them).
   void keep_index(ProgramIndex& index);
+
+  /// The fields only some platforms have (E0418), each with the platforms that have it: the
+  /// union of every platform's PlatformRules::fields(), the cluster's first.
+  struct PlatformFieldTable {
+    explicit PlatformFieldTable(const PlatformRulesList& platforms);
+    struct Entry {
+      PlatformField field;
+      std::set<ir::Platform> platforms;
+    };
+    std::vector<Entry> entries;
+  };
 
  private:
   // loader.cc
@@ -104,6 +117,8 @@ class Checker {
                 const std::string& path);
   // rules.cc
   void check_rules(const Value& env, const DeclState& state);
+  /// The rules of `platform`; nullptr when the caller gave none.
+  const PlatformRules* platform_rules(ir::Platform platform) const;
   // lower.cc
   ir::Env lower(const Value& env, const DeclState& state);
   /// Drops a lowered env's value (a fleet's would outweigh its IR), keeping alive the nodes in
@@ -114,6 +129,8 @@ class Checker {
   SourceManager& sources_;
   Diagnostics& diagnostics_;
   const TypeRegistry& types_;
+  const PlatformRulesList& platforms_;
+  PlatformFieldTable platform_fields_;
   std::vector<std::string> site_;        ///< MLENV_PATH folders
   std::set<std::string> searched_site_;  ///< imports looked for in them in vain
   GitFiles* git_;

@@ -114,11 +114,14 @@ bool has_final(const Value& value, SourceRange& where) {
 }  // namespace
 
 Checker::Checker(const FileSystem& files, SourceManager& sources, Diagnostics& diagnostics,
-                 const TypeRegistry& types, const ImportSources& imports)
+                 const TypeRegistry& types, const PlatformRulesList& platforms,
+                 const ImportSources& imports)
     : files_(files),
       sources_(sources),
       diagnostics_(diagnostics),
       types_(types),
+      platforms_(platforms),
+      platform_fields_(platforms),
       site_(imports.site),
       git_(imports.git) {
   schema_module_.phase = Module::Phase::Loaded;

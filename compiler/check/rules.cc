@@ -1,12 +1,15 @@
 // The rules of the language that need only an env's merged value: each names the failure on a
-// real cluster it prevents, and reports with a stable code (compiler/diag/codes_front.def).
+// real cluster it prevents, and reports with a stable code (compiler/diag/codes_front.def). A
+// platform's own rules are its provider's, asked through platform_rules.h.
 
+#include <algorithm>
 #include <initializer_list>
 #include <map>
 #include <set>
 
 #include "compiler/check/checker.h"
 #include "compiler/check/launcher.h"
+#include "compiler/check/platform_rules.h"
 #include "compiler/check/rules_acceptance.h"
 #include "compiler/check/rules_hygiene.h"
 #include "compiler/check/rules_usage.h"
@@ -20,15 +23,6 @@ ir::Platform platform_of(const Value* cluster) {
 }
 
 namespace {
-
-// What every rule reads of one env.
-struct EnvView {
-  const Value& env;
-  const Value* cluster;
-  const Value* rdma;  ///< the cluster's rails, when it has any
-  const std::string& name;
-  bool uses_rdma;  ///< `network = rdma`, or `auto` on a cluster with rails
-};
 
 // An SR-IOV rail's addressing: it needs the attachment mlenvc emits, and whereabouts hands out
 // addresses from a range that dhcp must not be given.
@@ -92,7 +86,7 @@ void check_rail_names(const Value& rails, Diagnostics& diagnostics) {
 // An unprivileged pod has a rail's /dev/infiniband/uverbs* and its interface only through an
 // attachment and its device-plugin resource; a RoCE VF without an address has no RoCE v2 GID.
 // Reported once per rail however many envs use it: the rail is the cause.
-void check_rail_attachments(const EnvView& v, std::set<std::uint64_t>& reported,
+void check_rail_attachments(const PlatformEnv& v, std::set<std::uint64_t>& reported,
                             Diagnostics& diagnostics) {
   const Value* rails = v.rdma->get("rails");
   for (const auto& rail : rails ? rails->items : ValueList{}) {
@@ -121,42 +115,42 @@ void check_rail_attachments(const EnvView& v, std::set<std::uint64_t>& reported,
   }
 }
 
-void check_transport(const EnvView& v, Diagnostics& diagnostics) {
+void check_transport(const PlatformEnv& v, Diagnostics& diagnostics) {
   if (text_at(&v.env, {"network"}) == "rdma" && !v.rdma) {
     Diagnostic& d = diagnostics.report(
         Code::E0403, range_at(v.env, {"network"}),
-        "env `" + v.name + "` asks for RDMA, but cluster `" + v.cluster->decl + "` has no rails",
+        "env `" + v.name + "` asks for RDMA, but cluster `" + v.cluster.decl + "` has no rails",
         "use `network = auto` to fall back to TCP");
-    d.notes.push_back({"cluster declared here", v.cluster->decl_range});
+    d.notes.push_back({"cluster declared here", v.cluster.decl_range});
   }
 }
 
-void check_placement(const EnvView& v, Diagnostics& diagnostics) {
-  std::vector<std::string> pinned = strings_at(v.cluster, {"nodes"});
+void check_placement(const PlatformEnv& v, Diagnostics& diagnostics) {
+  std::vector<std::string> pinned = strings_at(&v.cluster, {"nodes"});
   std::int64_t nodes = int_at(&v.env, {"nodes"}, 1);
   if (!pinned.empty() && nodes > static_cast<std::int64_t>(pinned.size())) {
     Diagnostic& d = diagnostics.report(Code::E0404, range_at(v.env, {"nodes"}),
                                        "env `" + v.name + "` wants " + std::to_string(nodes) +
-                                           " pods, but cluster `" + v.cluster->decl + "` pins " +
+                                           " pods, but cluster `" + v.cluster.decl + "` pins " +
                                            std::to_string(pinned.size()) + " nodes",
                                        "one pod per node: the rest would stay Pending");
-    d.notes.push_back({"the pinned nodes", range_at(*v.cluster, {"nodes"})});
+    d.notes.push_back({"the pinned nodes", range_at(v.cluster, {"nodes"})});
   }
-  std::int64_t per_node = int_at(v.cluster, {"gpus", "per_node"}, 0);
+  std::int64_t per_node = int_at(&v.cluster, {"gpus", "per_node"}, 0);
   if (const Value* gpus = v.env.get("gpus"); gpus && gpus->number > per_node) {
     Diagnostic& d =
         diagnostics.report(Code::E0405, gpus->range,
                            "env `" + v.name + "` wants " + std::to_string(gpus->number) +
-                               " GPUs per pod, but nodes of `" + v.cluster->decl + "` have " +
+                               " GPUs per pod, but nodes of `" + v.cluster.decl + "` have " +
                                std::to_string(per_node));
-    d.notes.push_back({"gpus.per_node of the cluster", range_at(*v.cluster, {"gpus", "per_node"})});
+    d.notes.push_back({"gpus.per_node of the cluster", range_at(v.cluster, {"gpus", "per_node"})});
   }
 }
 
 // The storage an env really gets: its override, else the cluster's.
-const Value* storage_field(const EnvView& v, const char* field) {
+const Value* storage_field(const PlatformEnv& v, const char* field) {
   const Value* own = get_path(&v.env, {"storage", field});
-  return own ? own : get_path(v.cluster, {"storage", field});
+  return own ? own : get_path(&v.cluster, {"storage", field});
 }
 
 // The cluster's classes `mode` can use: every class, or for `rwx` only the rwx ones (an RWO
@@ -169,8 +163,8 @@ std::vector<std::string> usable_classes(const Value& classes, const Value* mode)
   return names;
 }
 
-void check_storage_class(const EnvView& v, Diagnostics& diagnostics) {
-  const Value* classes = v.cluster ? v.cluster->get("classes") : nullptr;
+void check_storage_class(const PlatformEnv& v, Diagnostics& diagnostics) {
+  const Value* classes = v.cluster.get("classes");
   const Value* class_value = storage_field(v, "class");
   if (!classes || classes->slots.empty() || !class_value) return;
   const Value* mode = storage_field(v, "mode");
@@ -199,7 +193,7 @@ void check_storage_class(const EnvView& v, Diagnostics& diagnostics) {
 
 // A run is an Indexed Job, which has no volumeClaimTemplates: its pods cannot each own a
 // claim. An existing claim mounted by pods on several nodes must be ReadWriteMany.
-void check_run_storage(const EnvView& v, bool run, Diagnostics& diagnostics) {
+void check_run_storage(const PlatformEnv& v, bool run, Diagnostics& diagnostics) {
   const Value* mode = storage_field(v, "mode");
   if (!mode || mode->text != "per_pod") return;
   std::int64_t nodes = int_at(&v.env, {"nodes"}, 1);
@@ -225,81 +219,6 @@ void check_run_storage(const EnvView& v, bool run, Diagnostics& diagnostics) {
   }
 }
 
-// Root in the container is what makes IPC_LOCK effective (kubernetes/kubernetes#56374); these
-// built-in OpenShift SCCs either force a non-root UID or allow no added capability.
-bool scc_cannot_lock_memory(const std::string& scc) {
-  static const std::set<std::string> kBuiltIn = {
-      "restricted", "restricted-v2", "restricted-v3",  "nonroot",          "nonroot-v2",
-      "anyuid",     "hostnetwork",   "hostnetwork-v2", "hostmount-anyuid", "hostaccess"};
-  return kBuiltIn.count(scc) != 0;
-}
-
-void check_security(const EnvView& v, Diagnostics& diagnostics) {
-  const Value* scc = get_path(v.cluster, {"security", "scc"});
-  if (!scc) return;
-  if (scc->text == "privileged") {
-    diagnostics.report(Code::E0501, scc->range, "the `privileged` SCC is never granted",
-                       "unset `scc` to get an IPC_LOCK-only SCC, or name one that allows it");
-  } else if (v.uses_rdma && scc_cannot_lock_memory(scc->text) &&
-             int_at(v.cluster, {"security", "unlimited_memlock"}, 0) == 0) {
-    Diagnostic& d = diagnostics.report(
-        Code::E0505, scc->range,
-        "SCC `" + scc->text + "` cannot give env `" + v.name + "` the IPC_LOCK RDMA needs",
-        "unset `scc` to get mlenvc's IPC_LOCK-only SCC, or set `unlimited_memlock = true` "
-        "where the container runtime grants unlimited memlock");
-    d.notes.push_back({"env `" + v.name + "` uses RDMA", range_at(v.env, {"network"})});
-  }
-}
-
-// A field the cluster's platform does not have (E0418's table), as a path from the cluster or
-// the env, and the platforms that have it.
-struct PlatformField {
-  bool on_env;
-  std::initializer_list<const char*> path;
-  std::initializer_list<ir::Platform> platforms;
-};
-
-constexpr ir::Platform kOpenShift = ir::Platform::openshift;
-constexpr ir::Platform kKubernetes = ir::Platform::kubernetes;
-constexpr ir::Platform kSlurm = ir::Platform::slurm;
-constexpr ir::Platform kLocal = ir::Platform::local;
-
-const PlatformField kPlatformFields[] = {
-    {false, {"namespace"}, {kOpenShift, kKubernetes}},
-    {false, {"storage"}, {kOpenShift, kKubernetes}},
-    {false, {"security", "service_account"}, {kOpenShift, kKubernetes}},
-    {false, {"security", "scc"}, {kOpenShift}},
-    {false, {"topology"}, {kKubernetes}},
-    {false, {"partition"}, {kSlurm}},
-    {false, {"account"}, {kSlurm}},
-    {false, {"qos"}, {kSlurm}},
-    {false, {"time"}, {kSlurm}},
-    {false, {"workspace_dir"}, {kSlurm}},
-    {false, {"datasets_dir"}, {kSlurm}},
-    {false, {"runtime"}, {kLocal}},
-    {true, {"storage"}, {kOpenShift, kKubernetes}},
-    {true, {"queue"}, {kKubernetes}},
-    {true, {"priority"}, {kKubernetes}},
-    {true, {"image", "pull_secret"}, {kKubernetes}},
-};
-
-std::string dotted(std::initializer_list<const char*> path) {
-  std::string out;
-  for (const char* step : path) out += (out.empty() ? "" : ".") + std::string(step);
-  return out;
-}
-
-bool has_platform(std::initializer_list<ir::Platform> platforms, ir::Platform platform) {
-  for (ir::Platform p : platforms) {
-    if (platform == p) return true;
-  }
-  return false;
-}
-
-SourceRange declared_at(const Value& value) {
-  return value.decl_range.valid() ? value.decl_range : value.range;
-}
-
 // Where the user chose the value at `path` below `root`: the assignment (`storage = nfs.rwx`)
 // when the value is a declaration read through a reference, which was written elsewhere (in a
 // stdlib profile); else the value itself.
@@ -314,130 +233,46 @@ SourceRange chosen_at(const Value* root, std::initializer_list<const char*> path
   return slot->assigned.valid() && !value.decl.empty() ? slot->assigned : value.range;
 }
 
-// Reports platform findings once per source place: every env on a cluster would repeat them.
-class PlatformReport {
- public:
-  PlatformReport(const EnvView& v, std::set<std::string>& reported, Diagnostics& diagnostics)
-      : v_(v), platform_(platform_of(v.cluster)), reported_(reported), diagnostics_(diagnostics) {}
-
-  ir::Platform platform() const { return platform_; }
-
-  /// `from`: where the value was declared, when `at` is the assignment that chose it.
-  void not_applicable(const std::string& field, const SourceRange& at,
-                      const Value* from = nullptr) {
-    if (!first(field, at)) return;
-    Diagnostic& d = diagnostics_.report(
-        Code::E0418, at,
-        "`" + field + "` does not apply on platform `" + ir::platform_name(platform_) + "`",
-        "remove it, or change the cluster's `platform` (mlenvc explain E0418 lists the fields)");
-    if (from) d.notes.push_back({"`" + from->decl + "` is declared here", declared_at(*from)});
-    d.notes.push_back(
-        {"env `" + v_.name + "` runs on this cluster", range_at(v_.env, {"cluster"})});
-  }
-
-  void missing(const std::string& field, const SourceRange& at, const std::string& why) {
-    if (!first(field, at)) return;
-    Diagnostic& d = diagnostics_.report(
-        Code::E0419, at,
-        "platform `" + std::string(ir::platform_name(platform_)) + "` needs `" + field + "`", why);
-    d.notes.push_back(
-        {"env `" + v_.name + "` runs on this cluster", range_at(v_.env, {"cluster"})});
-  }
-
-  bool first(const std::string& field, const SourceRange& at) {
-    return reported_.insert(std::to_string(at.file) + ":" + std::to_string(at.begin) + ":" + field)
-        .second;
-  }
-
- private:
-  const EnvView& v_;
-  ir::Platform platform_;
-  std::set<std::string>& reported_;
-  Diagnostics& diagnostics_;
-};
-
-// What each platform cannot do without; and `image.registry`, which only OpenShift ignores.
-void check_platform_needs(const EnvView& v, PlatformReport& report, Diagnostics& diagnostics) {
-  const ir::Platform platform = report.platform();
-  // Slurm and local envs run on hosts: no namespace, claims or image needed.
-  const bool on_hosts = platform == kSlurm || platform == kLocal;
-  if (!on_hosts) {
-    if (!v.cluster->get("namespace")) {
-      report.missing("namespace", declared_at(*v.cluster), "every object lives in it");
-    }
-    if (!v.cluster->get("storage")) {
-      report.missing("storage", declared_at(*v.cluster),
-                     "the workspace and datasets volumes are claims of its class");
-    }
-  } else if (platform == kSlurm && !v.cluster->get("partition")) {
-    report.missing("partition", declared_at(*v.cluster), "sbatch submits to it");
-  }
-  const Value* image = v.env.get("image");
-  if (!image && !on_hosts) {
-    report.missing("image", declared_at(v.env),
-                   "its pods run the image; only a Slurm or local env can run on the host");
-  }
-  const Value* registry = get_path(image, {"registry"});
-  if (platform == kKubernetes && image && !registry) {
-    report.missing("image.registry", declared_at(*image),
-                   "the built image is pushed there and every node pulls it from there");
-  } else if (platform == kOpenShift && registry && report.first("registry", registry->range)) {
-    diagnostics.report(Code::W0402, registry->range,
-                       "`image.registry` is ignored on OpenShift: env `" + v.name +
-                           "` is built into its ImageStream");
-  }
+std::string dotted(std::initializer_list<const char*> path) {
+  std::string out;
+  for (const char* step : path) out += (out.empty() ? "" : ".") + std::string(step);
+  return out;
 }
 
-// What a batch job on bare metal, or a local env, has no place for, where it differs from the
-// default: storage classes and memlock (the nodes' own), Routes and their proxies, debugpy's
-// port-forward, pod restarts and cleanup, labels on objects, and a rail's attachment (the
-// host's interface is the rail: seeds/004, RDMA guide).
-void check_slurm_fields(const EnvView& v, PlatformReport& report) {
-  auto set = [](const Value* value) {
-    return value && (value->kind == Value::Kind::List    ? !value->items.empty()
-                     : value->kind == Value::Kind::Block ? !value->slots.empty()
-                     : value->kind == Value::Kind::Bool || value->kind == Value::Kind::Int
-                         ? value->number != 0
-                         : true);
-  };
-  const std::pair<const char*, const Value*> fields[] = {
-      {"cluster.classes", v.cluster->get("classes")},
-      {"cluster.security.unlimited_memlock",
-       get_path(v.cluster, {"security", "unlimited_memlock"})},
-      {"services", v.env.get("services")},
-      {"debug", v.env.get("debug")},
-      {"restarts", v.env.get("restarts")},
-      {"ttl", v.env.get("ttl")},
-      {"labels", v.env.get("labels")}};
-  for (const auto& [field, value] : fields) {
-    if (set(value)) report.not_applicable(field, value->range);
-  }
-  const Value* rails = v.rdma ? v.rdma->get("rails") : nullptr;
-  for (const ValuePtr& rail : rails ? rails->items : ValueList{}) {
-    for (const char* field : {"network", "resource", "ipam"}) {
-      if (const Value* value = rail->get(field)) {
-        report.not_applicable(std::string("rail.") + field, value->range);
-      }
+}  // namespace
+
+Checker::PlatformFieldTable::PlatformFieldTable(const PlatformRulesList& platforms) {
+  for (const PlatformRules* rules : platforms) {
+    for (const PlatformField& field : rules->fields()) {
+      auto same = [&](const Entry& e) {
+        return e.field.on_env == field.on_env && dotted(e.field.path) == dotted(field.path);
+      };
+      auto it = std::find_if(entries.begin(), entries.end(), same);
+      if (it == entries.end()) it = entries.insert(entries.end(), {field, {}});
+      it->platforms.insert(rules->platform());
     }
   }
+  // The cluster's fields first, each side in the order the platforms list them.
+  std::stable_partition(entries.begin(), entries.end(),
+                        [](const Entry& e) { return !e.field.on_env; });
 }
 
-// Fields the cluster's platform does not have (E0418) or needs and lacks (E0419).
-void check_platform_fields(const EnvView& v, std::set<std::string>& reported,
-                           Diagnostics& diagnostics) {
-  PlatformReport report(v, reported, diagnostics);
-  for (const PlatformField& f : kPlatformFields) {
-    const Value* value = get_path(f.on_env ? &v.env : v.cluster, f.path);
-    if (!value || has_platform(f.platforms, report.platform())) continue;
-    SourceRange at = chosen_at(f.on_env ? &v.env : v.cluster, f.path, *value);
+namespace {
+
+// Fields the cluster's platform does not have (E0418), then its own rules.
+void check_platform(const PlatformEnv& v, const Checker::PlatformFieldTable& table,
+                    const PlatformRules& rules, PlatformReport& report) {
+  for (const auto& [f, platforms] : table.entries) {
+    const Value* value = get_path(f.on_env ? &v.env : &v.cluster, f.path);
+    if (!value || platforms.count(rules.platform())) continue;
+    SourceRange at = chosen_at(f.on_env ? &v.env : &v.cluster, f.path, *value);
     report.not_applicable((f.on_env ? "" : "cluster.") + dotted(f.path), at,
                           at != value->range ? value : nullptr);
   }
-  if (report.platform() == kSlurm || report.platform() == kLocal) check_slurm_fields(v, report);
-  check_platform_needs(v, report, diagnostics);
+  rules.check(v, report);
 }
 
-void check_command(const EnvView& v, Diagnostics& diagnostics) {
+void check_command(const PlatformEnv& v, Diagnostics& diagnostics) {
   const Value* command = v.env.get("command");
   if (const Value* acceptance = v.env.get("acceptance");
       acceptance && command && !command->items.empty()) {
@@ -469,26 +304,42 @@ void check_command(const EnvView& v, Diagnostics& diagnostics) {
 
 }  // namespace
 
+const PlatformRules* Checker::platform_rules(ir::Platform platform) const {
+  for (const PlatformRules* rules : platforms_) {
+    if (rules->platform() == platform) return rules;
+  }
+  return nullptr;
+}
+
 void Checker::check_rules(const Value& env, const DeclState& state) {
-  check_hygiene(env, checked_values_, diagnostics_);
+  // An env whose cluster failed to evaluate has no cluster block: what it lacks is reported.
   const Value* cluster = env.get("cluster");
-  // Completion reported a missing cluster; the rules all read it.
   if (!cluster) return;
+  check_hygiene(env, checked_values_, diagnostics_);
   const Value* rdma = get_path(cluster, {"network", "rdma"});
   const std::string& name = state.decl->name.name;
   const std::string transport = text_at(&env, {"network"});
-  const EnvView view{env, cluster, rdma, name,
-                     transport == "rdma" || (transport == "auto" && rdma != nullptr)};
+  const PlatformEnv view{env,
+                         *cluster,
+                         rdma,
+                         name,
+                         transport == "rdma" || (transport == "auto" && rdma != nullptr),
+                         checked_values_};
   // An acceptance run mounts no storage: it reports through its log (and a results file in
   // the container), so it runs on any cluster.
   const bool run = !strings_at(&env, {"command"}).empty() && !env.get("acceptance");
+  const ir::Platform platform = platform_of(cluster);
+  const PlatformRules* rules = platform_rules(platform);
 
   if (const Value* rails = rdma ? rdma->get("rails") : nullptr) {
     check_rail_names(*rails, diagnostics_);
   }
-  check_platform_fields(view, reported_platform_, diagnostics_);
-  // On Slurm the job runs on the host: its rails need no attachment (E0402).
-  const bool in_pods = platform_of(cluster) != kSlurm;
+  if (rules) {
+    PlatformReport report(view, platform, reported_platform_, diagnostics_);
+    check_platform(view, platform_fields_, *rules, report);
+  }
+  // A batch job runs on the hosts: its rails need no attachment (E0402).
+  const bool in_pods = !rules || !rules->batch_jobs();
   if (view.uses_rdma && rdma && in_pods) {
     check_rail_attachments(view, reported_rails_, diagnostics_);
   }
@@ -496,10 +347,9 @@ void Checker::check_rules(const Value& env, const DeclState& state) {
   check_placement(view, diagnostics_);
   check_storage_class(view, diagnostics_);
   if (!env.get("acceptance")) check_run_storage(view, run, diagnostics_);
-  check_security(view, diagnostics_);
   check_command(view, diagnostics_);
   check_acceptance_memory(env, cluster, diagnostics_);
-  check_usage(env, UsageContext{name, state.module->at(state.decl->name)}, checked_values_,
+  check_usage(env, UsageContext{name, state.module->at(state.decl->name), in_pods}, checked_values_,
               diagnostics_);
 }
 

@@ -27,7 +27,7 @@ struct View {
   const Value& env;
   const Value* cluster;
   const UsageContext& context;
-  bool in_pods;  ///< OpenShift or Kubernetes: the env runs in pods, not a batch job
+  bool in_pods;  ///< the env runs in pods, not as a batch job (PlatformRules::batch_jobs)
   CheckedValues& checked;
   Diagnostics& diagnostics;
 
@@ -326,43 +326,6 @@ void check_run_fields(const View& v) {
   }
 }
 
-// Kueue admits only workloads that name a LocalQueue: without one, `priority` and the
-// cluster's `topology` are ignored and the JobSet bypasses the quota.
-void check_queue(const View& v) {
-  if (platform_of(v.cluster) != ir::Platform::kubernetes || v.env.get("queue")) return;
-  if (const Value* priority = v.env.get("priority")) {
-    v.diagnostics.report(
-        Code::E0430, priority->range,
-        "`priority` without a `queue`: Kueue never sees env `" + v.context.name + "`",
-        "add `queue = \"<the LocalQueue>\"`");
-  }
-  if (const Value* topology = v.cluster->get("topology")) {
-    Diagnostic& d = v.diagnostics.report(
-        Code::E0430, assigned_at(v.env, "cluster"),
-        "env `" + v.context.name + "` has no `queue` on a cluster that uses Kueue",
-        "without a queue Kueue ignores it: no quota, no `topology`; add `queue = \"...\"`");
-    d.notes.push_back({"the cluster's Kueue topology", topology->range});
-  }
-}
-
-// --- Slurm -------------------------------------------------------------------------------
-
-// sbatch reads `MM:SS` (src/common/parse_time.c, time_str2mins): `48:00` is 48 minutes.
-void check_slurm_time(const View& v) {
-  const Value* time = get_path(v.cluster, {"time"});
-  if (v.in_pods || !v.first(time)) return;
-  static const Pattern kMinutesSeconds = Pattern::literal(R"([0-9]+:[0-9]+)");
-  if (!kMinutesSeconds.matches(time->text)) return;
-  std::string first = time->text.substr(0, time->text.find(':'));
-  std::string second = time->text.substr(time->text.find(':') + 1);
-  const bool whole = second.find_first_not_of('0') == std::string::npos;
-  v.diagnostics.report(Code::W0405, time->range,
-                       "Slurm reads `" + time->text + "` as " + first + " minutes" +
-                           (whole ? std::string() : " and " + second + " seconds"),
-                       "for " + first + " hours write `" + first + ":" +
-                           (second.size() == 1 ? "0" + second : second) + ":00`");
-}
-
 // --- Networks in pods --------------------------------------------------------------------
 
 // A pod's interfaces are `eth0` (the cluster network) and one per attachment (`net1`, ...):
@@ -397,38 +360,11 @@ void check_pod_interfaces(const View& v) {
 
 }  // namespace
 
-SourceRange assigned_at(const Value& parent, const char* field) {
-  const Slot* slot = parent.slot(field);
-  if (slot && slot->assigned.valid()) return slot->assigned;
-  return range_at(parent, {field});
-}
-
-void check_queues(const ir::Program& program, Diagnostics& diagnostics) {
-  // The first env with a queue on each cluster (by API server and namespace: one Kueue).
-  std::map<std::pair<std::string, std::string>, const ir::Env*> queued;
-  for (const ir::Env& env : program.envs) {
-    if (env.cluster.platform == ir::Platform::kubernetes && !env.queue.empty())
-      queued.emplace(std::make_pair(env.cluster.api, env.cluster.namespace_name), &env);
-  }
-  for (const ir::Env& env : program.envs) {
-    if (env.cluster.platform != ir::Platform::kubernetes || !env.queue.empty()) continue;
-    auto it = queued.find({env.cluster.api, env.cluster.namespace_name});
-    if (it == queued.end()) continue;
-    Diagnostic& d = diagnostics.report(
-        Code::E0430, env.range,
-        "env `" + env.name + "` has no `queue`, while env `" + it->second->name +
-            "` of its namespace waits in Kueue's `" + it->second->queue + "`",
-        "without a queue Kueue ignores it: no quota; add `queue = \"" + it->second->queue + "\"`");
-    d.notes.push_back({"env `" + it->second->name + "` is queued here", it->second->range});
-  }
-}
-
 void check_usage(const Value& env, const UsageContext& context, CheckedValues& checked,
                  Diagnostics& diagnostics) {
   const Value* cluster = env.get("cluster");
   if (!cluster) return;
-  const View v{env,     cluster,    context, platform_of(cluster) != ir::Platform::slurm,
-               checked, diagnostics};
+  const View v{env, cluster, context, context.in_pods, checked, diagnostics};
   check_env_name(v);
   check_quantities(v);
   check_gpus(v);
@@ -438,8 +374,6 @@ void check_usage(const Value& env, const UsageContext& context, CheckedValues& c
   }
   check_command(v);
   check_run_fields(v);
-  check_queue(v);
-  check_slurm_time(v);
   check_pod_interfaces(v);
 }
 

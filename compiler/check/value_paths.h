@@ -49,4 +49,18 @@ inline SourceRange range_at(const Value& root, std::initializer_list<const char*
   return v ? v->range : root.range;
 }
 
+/// Where `value` was declared, for a declaration's value; else where it was written.
+inline SourceRange declared_at(const Value& value) {
+  return value.decl_range.valid() ? value.decl_range : value.range;
+}
+
+/// Where `field` of `parent` was assigned (the entry `field = ...`), else where its value was
+/// written: a value read through a reference (`storage = nfs.rwx`) was written in the
+/// referenced declaration, but the user's choice is the assignment.
+inline SourceRange assigned_at(const Value& parent, const char* field) {
+  const Slot* slot = parent.slot(field);
+  if (slot && slot->assigned.valid()) return slot->assigned;
+  return range_at(parent, {field});
+}
+
 }  // namespace mlenv::check

@@ -6,6 +6,7 @@
 
 #include "compiler/check/check.h"
 #include "compiler/diag/render.h"
+#include "platforms/provider.h"
 
 namespace mlenv::driver {
 
@@ -15,9 +16,9 @@ std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& 
   check::ImportSources imports;
   imports.git = git;
   if (const char* site = std::getenv("MLENV_PATH")) imports.site = check::site_folders(site);
-  compilation->program =
-      check::check_program(path, files, compilation->sources, compilation->diagnostics, imports,
-                           keep_index ? &compilation->index : nullptr);
+  compilation->program = check::check_program(path, files, compilation->sources,
+                                              compilation->diagnostics, platforms::check_rules(),
+                                              imports, keep_index ? &compilation->index : nullptr);
   return compilation;
 }
 

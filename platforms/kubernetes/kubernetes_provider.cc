@@ -4,6 +4,7 @@
 
 #include "platforms/kube/kube_provider.h"
 #include "platforms/kubernetes/jobset.h"
+#include "platforms/kubernetes/field_rules.h"
 #include "platforms/kubernetes/kubernetes_target.h"
 
 namespace mlenv::platforms {
@@ -23,6 +24,7 @@ class KubernetesProvider : public KubeProvider {
   ir::Platform platform() const override { return ir::Platform::kubernetes; }
   const target::Target& target() const override { return target_; }
   const target::kube::RunWorkload& run() const override { return target::kube::kJobSetRun; }
+  const check::PlatformRules& rules() const override { return kubernetes_rules(); }
 
   // A StatefulSet with a Kueue queue is one pod group Kueue admitted as a whole. Its webhook
   // (kubernetes-sigs/kueue pkg/controller/jobs/statefulset/statefulset_webhook.go,

@@ -3,6 +3,7 @@
 
 #include "platforms/local/local_provider.h"
 
+#include "platforms/local/field_rules.h"
 #include "platforms/local/local_drivers.h"
 #include "platforms/local/local_target.h"
 #include "platforms/unit_run.h"
@@ -14,6 +15,7 @@ class LocalProvider : public Provider {
  public:
   ir::Platform platform() const override { return ir::Platform::local; }
   const target::Target& target() const override { return target_; }
+  const check::PlatformRules& rules() const override { return local_rules(); }
   /// A local env has no objects; its run is its processes (diff_unit).
   bool is_run_kind(std::string_view) const override { return false; }
   std::string replace_reason(std::string_view, std::string_view,

@@ -1,6 +1,7 @@
 #include "platforms/openshift/openshift_provider.h"
 
 #include "platforms/kube/kube_provider.h"
+#include "platforms/openshift/field_rules.h"
 #include "platforms/openshift/openshift_target.h"
 
 namespace mlenv::platforms {
@@ -43,6 +44,8 @@ class OpenShiftProvider : public KubeProvider {
   std::string_view plural(std::string_view kind) const override {
     return kind == kScc ? "securitycontextconstraints" : "";
   }
+
+  const check::PlatformRules& rules() const override { return openshift_rules(); }
 
  private:
   target::openshift::OpenShiftTarget target_;

@@ -9,6 +9,7 @@
 #include "compiler/plan/plan_json.h"
 #include "compiler/plan/plan_tree.h"
 
+#include "platforms/slurm/field_rules.h"
 #include "platforms/slurm/slurm_apply.h"
 #include "platforms/slurm/slurm_env.h"
 #include "platforms/slurm/slurm_target.h"
@@ -21,6 +22,7 @@ class SlurmProvider : public Provider {
  public:
   ir::Platform platform() const override { return ir::Platform::slurm; }
   const target::Target& target() const override { return target_; }
+  const check::PlatformRules& rules() const override { return slurm_rules(); }
   /// A Slurm env has no objects; its run is the job (diff_unit).
   bool is_run_kind(std::string_view) const override { return false; }
   std::string replace_reason(std::string_view, std::string_view,

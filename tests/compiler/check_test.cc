@@ -4,16 +4,21 @@
 
 #include "compiler/base/file_system.h"
 #include "compiler/check/check.h"
+#include "compiler/check/platform_rules.h"
 #include "compiler/check/types.h"
+#include "platforms/provider.h"
 
 namespace mlenv {
 namespace {
 
-std::optional<ir::Program> check(const std::string& text, Diagnostics& diagnostics) {
+// Checks `text` with the providers' rules, or with `platforms`.
+std::optional<ir::Program> check(
+    const std::string& text, Diagnostics& diagnostics,
+    const check::PlatformRulesList& platforms = platforms::check_rules()) {
   MemoryFileSystem files;
   files.add("main.mlenv", text);
   SourceManager sources;
-  return check::check_program("main.mlenv", files, sources, diagnostics);
+  return check::check_program("main.mlenv", files, sources, diagnostics, platforms);
 }
 
 const ir::Env& env(const ir::Program& program, const std::string& name) {
@@ -236,6 +241,68 @@ TEST_CASE("every pattern of the schemas reads in words") {
     }
   }
   CHECK(patterns >= 12);
+}
+
+// A platform's rules as the checker sees them: the fields it lists, and what it was asked.
+class RecordingRules : public check::PlatformRules {
+ public:
+  RecordingRules(ir::Platform platform, std::vector<check::PlatformField> fields)
+      : platform_(platform), fields_(std::move(fields)) {}
+  ir::Platform platform() const override { return platform_; }
+  std::vector<check::PlatformField> fields() const override { return fields_; }
+  void check(const check::PlatformEnv& env, check::PlatformReport&) const override {
+    checked.push_back(env.name + " on " + env.cluster.decl);
+  }
+  void check_program(const ir::Program& program, Diagnostics&) const override {
+    programs.push_back(program.envs.size());
+  }
+
+  mutable std::vector<std::string> checked;
+  mutable std::vector<std::size_t> programs;
+
+ private:
+  ir::Platform platform_;
+  std::vector<check::PlatformField> fields_;
+};
+
+const check::PlatformField kPartition = {false, {"partition"}};
+
+constexpr const char* kLocalWithPartition = R"(
+cluster lab {
+  platform  = local
+  api       = "localhost"
+  partition = "gpu"
+}
+env a {
+  cluster = lab
+  gpus    = 0
+}
+)";
+
+// compiler/check names no platform: a field is E0418 because another platform's rules list it,
+// and each env is checked by the rules of its cluster's platform, which check_program is given.
+TEST_CASE("the platform rules check_program is given decide E0418 and check each env") {
+  RecordingRules local(ir::Platform::local, {});
+  RecordingRules slurm(ir::Platform::slurm, {kPartition});
+  Diagnostics diagnostics;
+  CHECK_FALSE(check(kLocalWithPartition, diagnostics, {&local, &slurm}));
+  REQUIRE(diagnostics.all().size() == 1);
+  CHECK(diagnostics.all()[0].code == Code::E0418);
+  CHECK(diagnostics.all()[0].message == "`cluster.partition` does not apply on platform `local`");
+  CHECK(local.checked == std::vector<std::string>{"a on lab"});
+  CHECK(slurm.checked.empty());
+  CHECK(local.programs == std::vector<std::size_t>{0});  // the env had an error: not lowered
+
+  // The same program where the local platform has the field, and where no platform lists it.
+  RecordingRules local_with(ir::Platform::local, {kPartition});
+  for (const check::PlatformRulesList& list :
+       {check::PlatformRulesList{&local_with, &slurm}, check::PlatformRulesList{&local}}) {
+    Diagnostics clean;
+    auto program = check(kLocalWithPartition, clean, list);
+    CHECK(program.has_value());
+    CHECK_FALSE(clean.has_errors());
+  }
+  CHECK(local_with.programs == std::vector<std::size_t>{1});
 }
 
 }  // namespace

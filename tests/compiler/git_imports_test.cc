@@ -9,6 +9,7 @@
 #include "compiler/check/check.h"
 #include "compiler/check/git_imports.h"
 #include "compiler/check/lock_file.h"
+#include "platforms/provider.h"
 
 namespace mlenv {
 namespace {
@@ -107,7 +108,8 @@ struct Folder {
   std::optional<ir::Program> check(const std::string& program, Diagnostics& diagnostics) {
     files.add("team/main.mlenv", program);
     SourceManager sources;
-    return check::check_program("team/main.mlenv", files, sources, diagnostics);
+    return check::check_program("team/main.mlenv", files, sources, diagnostics,
+                                platforms::check_rules());
   }
 };
 
@@ -172,7 +174,7 @@ TEST_CASE("git imports: a git source as the file to compile is refused") {
     MemoryFileSystem files;
     SourceManager sources;
     Diagnostics diagnostics;
-    CHECK_FALSE(check::check_program(root, files, sources, diagnostics));
+    CHECK_FALSE(check::check_program(root, files, sources, diagnostics, platforms::check_rules()));
     REQUIRE(diagnostics.all().size() == 1);
     CHECK(diagnostics.all()[0].code == Code::E0220);
   }

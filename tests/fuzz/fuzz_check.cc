@@ -11,6 +11,7 @@
 #include "compiler/check/check.h"
 #include "compiler/parse/parser.h"
 #include "compiler/syntax/format.h"
+#include "platforms/provider.h"
 #include "platforms/target.h"
 
 namespace {
@@ -28,7 +29,8 @@ void check_and_render(const std::string& text) {
   files.add("fuzz.mlenv", text);
   mlenv::SourceManager sources;
   mlenv::Diagnostics diagnostics;
-  auto program = mlenv::check::check_program("fuzz.mlenv", files, sources, diagnostics);
+  auto program = mlenv::check::check_program("fuzz.mlenv", files, sources, diagnostics,
+                                             mlenv::platforms::check_rules());
   if (!program || diagnostics.has_errors()) return;
   mlenv::target::make_program_target()->render(*program, diagnostics, mlenv::target::Scope::Tree);
 }
