@@ -10,12 +10,21 @@ bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
+// A table of the bytes in `bytes`, for the scans below that look at every byte of every key and
+// value (testing each byte against a list took a seventh of the instructions of a fleet's build).
+constexpr std::array<bool, 256> byte_set(std::string_view bytes) {
+  std::array<bool, 256> set{};
+  for (char c : bytes) set[static_cast<unsigned char>(c)] = true;
+  return set;
+}
+
+// The first bytes of the words is_reserved_word knows.
+constexpr std::array<bool, 256> kReservedFirst = byte_set("yYnNtTfFoO~=<.");
+
 // Words YAML 1.1 resolves to booleans or null (1.2 core is a subset of these).
 bool is_reserved_word(std::string_view s) {
   // Most keys and values are short words ("kind", "spec"): rule them out by the first letter.
-  if (s.empty() || std::string_view("yYnNtTfFoO~=<.").find(s.front()) == std::string_view::npos) {
-    return false;
-  }
+  if (s.empty() || !kReservedFirst[static_cast<unsigned char>(s.front())]) return false;
   static constexpr std::array<std::string_view, 31> kWords = {
       "y",    "Y",    "yes",   "Yes",   "YES",   "n",  "N",    "no",   "No",  "NO",  "true",
       "True", "TRUE", "false", "False", "FALSE", "on", "On",   "ON",   "off", "Off", "OFF",
@@ -98,6 +107,20 @@ std::size_t unsafe_sequence(std::string_view s, std::size_t i) {
   return 0;
 }
 
+// C0 controls, DEL and the first bytes of what unsafe_sequence rejects, and `more`: the bytes
+// a scan must look at closely; every other byte is written as it is.
+constexpr std::array<bool, 256> unsafe_and(std::string_view more) {
+  std::array<bool, 256> set = byte_set(more);
+  for (std::size_t c = 0; c < 0x20; ++c) set[c] = true;
+  for (unsigned char c : {0x7f, 0xc2, 0xe2, 0xef}) set[c] = true;
+  return set;
+}
+
+// What can make a plain scalar need quotes where it stands (':' and '#' beside a space).
+constexpr std::array<bool, 256> kLookCloser = unsafe_and(":#");
+// What a double-quoted scalar may not hold as it is.
+constexpr std::array<bool, 256> kEscaped = unsafe_and("\"\\");
+
 void append_indent(std::string& out, int n) {
   out.append(static_cast<std::size_t>(n), ' ');
 }
@@ -107,6 +130,11 @@ void append_indent(std::string& out, int n) {
 void append_quoted(std::string& out, std::string_view s) {
   out += '"';
   for (std::size_t i = 0; i < s.size(); ++i) {
+    std::size_t as_is = i;
+    while (as_is < s.size() && !kEscaped[static_cast<unsigned char>(s[as_is])]) ++as_is;
+    out.append(s.substr(i, as_is - i));
+    i = as_is;
+    if (i == s.size()) break;
     char c = s[i];
     unsigned char u = static_cast<unsigned char>(c);
     if (std::size_t n = unsafe_sequence(s, i)) {
@@ -290,7 +318,8 @@ bool yaml_needs_quotes(std::string_view s) {
   }
   for (std::size_t i = 0; i < s.size(); ++i) {
     unsigned char u = static_cast<unsigned char>(s[i]);
-    if (u < 0x20 || u == 0x7f || (u >= 0xC2 && unsafe_sequence(s, i))) return true;
+    if (!kLookCloser[u]) continue;
+    if (u < 0x20 || u == 0x7f || unsafe_sequence(s, i)) return true;
     if (s[i] == ':' && i + 1 < s.size() && s[i + 1] == ' ') return true;
     if (s[i] == '#' && i > 0 && s[i - 1] == ' ') return true;
   }
