@@ -19,11 +19,11 @@ inline constexpr const char* kJobSetReplicatedJob = "node";
 /// pods; its child Job is `<jobset>-node-0`, so `job-name=<jobset>` would find no pod. Pods
 /// are `<jobset>-<replicated job>-<job index>-<pod index>-<5 random>`, and the JobSet webhook
 /// refuses a JobSet whose longest such name passes 63 characters (pkg/webhooks/
-/// jobset_webhook.go, ValidateCreate). A JobSet ends Completed or Failed
-/// (JobSetConditionType), which apply's wait reads as a Job's Complete or Failed.
+/// jobset_webhook.go, ValidateCreate); hostnames are `<jobset>-<kJobSetReplicatedJob>-0-<rank>`. A
+/// JobSet ends Completed or Failed (JobSetConditionType), which apply's wait reads as a Job's
+/// Complete or Failed.
 inline constexpr RunWorkload kJobSetRun = {"JobSet", "jobset", "jobset.sigs.k8s.io/jobset-name",
                                            "-node-0-", true};
-static_assert(kJobSetRun.hostname_infix == "-" + std::string(kJobSetReplicatedJob) + "-0-");
 /// The JobSet of a run on Kubernetes: one replicated Indexed Job of `nodes` pods with DNS
 /// hostnames, restarted as a gang `restarts` times; `labels` on the JobSet (Kueue's queue and
 /// priority go there).
