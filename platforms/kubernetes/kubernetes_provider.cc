@@ -3,8 +3,8 @@
 #include <string_view>
 
 #include "platforms/kube/kube_provider.h"
-#include "platforms/kubernetes/jobset.h"
 #include "platforms/kubernetes/field_rules.h"
+#include "platforms/kubernetes/jobset.h"
 #include "platforms/kubernetes/kubernetes_target.h"
 
 namespace mlenv::platforms {
