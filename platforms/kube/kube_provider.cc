@@ -4,8 +4,8 @@
 #include <optional>
 
 #include "compiler/plan/change.h"
-#include "compiler/plan/plan_json.h"
 #include "compiler/plan/plan_tree.h"
+#include "platforms/common/plan_json.h"
 #include "platforms/kube/builders.h"
 
 #include "platforms/kube/day2/driver.h"
@@ -22,6 +22,15 @@ bool KubeProvider::is_run_kind(std::string_view kind) const {
 std::string KubeProvider::replace_reason(std::string_view kind, std::string_view path,
                                          const std::map<std::string, std::string>&) const {
   return plan::replace_reason(kind, path);
+}
+
+void KubeProvider::add_implied_actions(const plan::PlanObject& object,
+                                       std::vector<plan::PlanAction>& actions) const {
+  if (object.kind != "StatefulSet") return;
+  plan::PlanAction rollout;
+  rollout.action = "rollout";
+  rollout.after = object.address;
+  actions.push_back(std::move(rollout));
 }
 
 namespace {

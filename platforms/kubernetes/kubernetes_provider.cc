@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "platforms/common/plan_json.h"
 #include "platforms/kube/kube_provider.h"
 #include "platforms/kubernetes/kubernetes_target.h"
 
@@ -21,6 +22,12 @@ class KubernetesProvider : public KubeProvider {
  public:
   ir::Platform platform() const override { return ir::Platform::kubernetes; }
   const target::Target& target() const override { return target_; }
+
+  // An env's queue and priority are Kueue's (`queue`, `priority`): digested under the key they
+  // always had, on every platform.
+  void add_own_digest_fields(const ir::Env& env, target::DigestText& text) const override {
+    text.add("kueue", {env.queue, env.priority});
+  }
 
   // A StatefulSet with a Kueue queue is one pod group Kueue admitted as a whole. Its webhook
   // (kubernetes-sigs/kueue pkg/controller/jobs/statefulset/statefulset_webhook.go,

@@ -7,9 +7,9 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/content_diff.h"
 #include "compiler/plan/differ.h"
-#include "compiler/plan/plan_json.h"
 #include "compiler/plan/summary.h"
 #include "compiler/plan/yaml_fields.h"
+#include "platforms/common/plan_json.h"
 #include "platforms/kube/replace_rules.h"
 #include "tests/plan/support.h"
 
