@@ -17,11 +17,14 @@ class PlatformRules;
 }
 namespace mlenv::target {
 class Target;
-}
+class DigestText;
+}  // namespace mlenv::target
 namespace mlenv::plan {
 class ApplyDriver;
 class PlanTree;
 struct PlanDiff;
+struct PlanObject;
+struct PlanAction;
 namespace day2 {
 class Day2Driver;
 }
@@ -61,6 +64,17 @@ class Provider {
   virtual void diff_unit(const plan::PlanTree& before, const plan::PlanTree& after,
                          const std::string& unit, const std::vector<std::string>& paths,
                          plan::PlanDiff& diff) const = 0;
+
+  // --- plan.json (platforms/common/plan_json.h): what only this platform knows of it. ---
+
+  /// Adds the env fields only this platform reads to `text`, what plan.json's `inputs_sha256`
+  /// digests. Every env's digest holds every provider's fields, whatever its platform, so that
+  /// the digest of a committed plan does not depend on which platform reads a field.
+  virtual void add_own_digest_fields(const ir::Env& /*env*/, target::DigestText& /*text*/) const {}
+  /// Adds to `actions` what apply did after `object` of a plan.json written before plan.json
+  /// listed its actions (`actions`), so that such a plan still applies as it did.
+  virtual void add_implied_actions(const plan::PlanObject& /*object*/,
+                                   std::vector<plan::PlanAction>& /*actions*/) const {}
 
   // --- Drivers: what runs against the cluster. ---
 

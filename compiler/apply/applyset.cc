@@ -8,8 +8,8 @@
 #include "compiler/base/sha256.h"
 #include "compiler/base/version.h"
 #include "compiler/diag/render.h"
-#include "compiler/plan/plan_json.h"
 #include "compiler/plan/yaml_fields.h"
+#include "platforms/common/plan_json.h"
 
 namespace mlenv::plan {
 namespace {

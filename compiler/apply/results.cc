@@ -8,7 +8,7 @@
 #include "compiler/day2/day2_driver.h"
 #include "compiler/diag/render.h"
 #include "compiler/plan/git_repo.h"
-#include "compiler/plan/plan_json.h"
+#include "platforms/common/plan_json.h"
 #include "platforms/provider.h"
 
 namespace mlenv::plan {

@@ -67,7 +67,7 @@ std::optional<AppliedEnv> load_record(const Repository& repo, const std::string&
   }
   env.nodes = plan->nodes;
   env.shared_workspace = plan->shared_workspace;
-  env.ports = plan->ports;
+  env.ports = {plan->ports.begin(), plan->ports.end()};
   env.plan = std::move(*plan);
   const std::string message = repo.commit_message(*record);
   env.dir = (std::filesystem::path(repo.workdir()) / trailer(message, kPlanDirTrailer)).string();

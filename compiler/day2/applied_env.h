@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "compiler/diag/diagnostic.h"
-#include "compiler/plan/plan_json.h"
+#include "platforms/common/plan_json.h"
 
 namespace mlenv::plan::day2 {
 

@@ -10,7 +10,7 @@
 #include "compiler/day2/applied_env.h"
 #include "compiler/day2/commands.h"
 #include "compiler/diag/diagnostic.h"
-#include "compiler/plan/plan_json.h"
+#include "platforms/common/plan_json.h"
 
 namespace mlenv::plan::day2 {
 

@@ -8,10 +8,10 @@
 
 #include "compiler/base/pattern.h"
 #include "compiler/plan/content_diff.h"
-#include "compiler/plan/plan_json.h"
 #include "compiler/plan/pod_claims.h"
 #include "compiler/plan/yaml_fields.h"
 #include "platforms/common/dockerfile.h"
+#include "platforms/common/plan_json.h"
 #include "platforms/provider.h"
 
 namespace mlenv::plan {

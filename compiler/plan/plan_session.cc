@@ -8,9 +8,9 @@
 #include <set>
 
 #include "compiler/plan/differ.h"
-#include "compiler/plan/plan_json.h"
 #include "compiler/plan/shared_changes.h"
 #include "compiler/plan/worktree.h"
+#include "platforms/common/plan_json.h"
 
 namespace mlenv::plan {
 namespace fs = std::filesystem;

@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "compiler/plan/change.h"
-#include "compiler/plan/plan_json.h"
 #include "compiler/plan/plan_tree.h"
+#include "platforms/common/plan_json.h"
 #include "platforms/kube/builders.h"
 
 #include "platforms/kube/day2/driver.h"
@@ -39,6 +39,15 @@ const KubeProvider& kube_provider(ir::Platform platform) {
     throw std::logic_error("platform " + std::string(ir::platform_name(platform)) +
                            " has no kube provider");
   return *kube;
+}
+
+void KubeProvider::add_implied_actions(const plan::PlanObject& object,
+                                       std::vector<plan::PlanAction>& actions) const {
+  if (object.kind != "StatefulSet") return;
+  plan::PlanAction rollout;
+  rollout.action = "rollout";
+  rollout.after = object.address;
+  actions.push_back(std::move(rollout));
 }
 
 namespace {

@@ -25,6 +25,9 @@ class KubeProvider : public Provider {
   /// Notes on the pods a change rolls or re-runs, and the changes a rebuilt image makes.
   void diff_unit(const plan::PlanTree& before, const plan::PlanTree& after, const std::string& unit,
                  const std::vector<std::string>& paths, plan::PlanDiff& diff) const override;
+  /// A rollout wait after each StatefulSet, as apply always did.
+  void add_implied_actions(const plan::PlanObject& object,
+                           std::vector<plan::PlanAction>& actions) const override;
   const plan::ApplyDriver& apply() const override;
   const plan::day2::Day2Driver& day2() const override;
 

@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "platforms/common/plan_json.h"
 #include "platforms/kube/kube_provider.h"
 #include "platforms/kubernetes/field_rules.h"
 #include "platforms/kubernetes/jobset.h"
@@ -25,6 +26,12 @@ class KubernetesProvider : public KubeProvider {
   const target::Target& target() const override { return target_; }
   const target::kube::RunWorkload& run() const override { return target::kube::kJobSetRun; }
   const check::PlatformRules& rules() const override { return kubernetes_rules(); }
+
+  // An env's queue and priority are Kueue's (`queue`, `priority`): digested under the key they
+  // always had, on every platform.
+  void add_own_digest_fields(const ir::Env& env, target::DigestText& text) const override {
+    text.add("kueue", {env.queue, env.priority});
+  }
 
   // A StatefulSet with a Kueue queue is one pod group Kueue admitted as a whole. Its webhook
   // (kubernetes-sigs/kueue pkg/controller/jobs/statefulset/statefulset_webhook.go,

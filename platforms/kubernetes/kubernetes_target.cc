@@ -65,14 +65,14 @@ BootPlacement placement(const EnvLayout& layout) {
 PlanActions plan_actions(const EnvLayout& layout) {
   PlanActions steps;
   add_job_token_secret(steps, layout);
-  Value& push = steps.actions.push(Value::map());
-  push.set("action", "push");
-  push.set("after", "ServiceAccount/" + layout.service_account);
-  push.set("image", registry_image(layout));
-  push.set("dockerfile", layout.dir + "/Dockerfile");
-  Value& wait = steps.actions.push(Value::map());
-  wait.set("action", layout.is_job ? "complete" : "rollout");
-  wait.set("after", std::string(layout.is_job ? "JobSet/" : "StatefulSet/") + layout.workload);
+  plan::PlanAction& push = steps.actions.emplace_back();
+  push.action = "push";
+  push.after = "ServiceAccount/" + layout.service_account;
+  push.image = registry_image(layout);
+  push.dockerfile = layout.dir + "/Dockerfile";
+  plan::PlanAction& wait = steps.actions.emplace_back();
+  wait.action = layout.is_job ? "complete" : "rollout";
+  wait.after = std::string(layout.is_job ? "JobSet/" : "StatefulSet/") + layout.workload;
   return steps;
 }
 

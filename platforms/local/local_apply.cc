@@ -255,10 +255,11 @@ int apply_env(const ApplyContext& context, const EnvPlan& env, std::optional<std
   const PlanAction* start = start_action(env);
   std::optional<std::string> runtime;
   if (start && !start->image.empty()) {
-    runtime = platforms::local::find_runtime(start->runtime);
-    if (!runtime && start->runtime != "host")
+    const std::string wanted = start->runtime.value_or("");  // "": the first one on PATH
+    runtime = platforms::local::find_runtime(wanted);
+    if (!runtime && wanted != "host")
       out << env.unit << ": "
-          << (start->runtime.empty() ? "neither podman nor docker is" : start->runtime + " is not")
+          << (wanted.empty() ? "neither podman nor docker is" : wanted + " is not")
           << " on PATH: its nodes run on the host, not in its image\n";
   }
   if (runtime) return start_containers(context, env, dir, *start, *runtime, out, diagnostics);

@@ -59,13 +59,12 @@ void check_ports(const std::vector<const ir::Env*>& envs, std::size_t i, Diagnos
 // cluster's `runtime`, which apply builds and runs it with.
 PlanActions plan_actions(const EnvLayout& layout) {
   PlanActions steps;
-  Value& start = steps.actions.push(Value::map());
-  start.set("action", "start");
-  start.set("after", "");
+  plan::PlanAction& start = steps.actions.emplace_back();
+  start.action = "start";
   if (!layout.env->on_host && layout.env->cluster.runtime != "host") {
-    start.set("image", layout.image_tag);
-    start.set("dockerfile", layout.dir + "/Dockerfile");
-    start.set("runtime", layout.env->cluster.runtime);
+    start.image = layout.image_tag;
+    start.dockerfile = layout.dir + "/Dockerfile";
+    start.runtime = layout.env->cluster.runtime;
   }
   return steps;
 }

@@ -1,5 +1,6 @@
 #include "platforms/openshift/openshift_provider.h"
 
+#include "platforms/common/plan_json.h"
 #include "platforms/kube/kube_provider.h"
 #include "platforms/openshift/field_rules.h"
 #include "platforms/openshift/openshift_target.h"
@@ -46,6 +47,20 @@ class OpenShiftProvider : public KubeProvider {
   }
 
   const check::PlatformRules& rules() const override { return openshift_rules(); }
+
+  // Plans written before `actions`: OpenShift's, each BuildConfig started (no digest to read)
+  // before kube's rollout waits.
+  void add_implied_actions(const plan::PlanObject& object,
+                           std::vector<plan::PlanAction>& actions) const override {
+    if (object.kind == "BuildConfig") {
+      plan::PlanAction build;
+      build.action = "build";
+      build.after = object.address;
+      build.build_config = object.name;
+      actions.push_back(std::move(build));
+    }
+    KubeProvider::add_implied_actions(object, actions);
+  }
 
  private:
   target::openshift::OpenShiftTarget target_;

@@ -94,26 +94,19 @@ namespace {
 PlanActions plan_actions(const EnvLayout& layout) {
   PlanActions steps;
   add_job_token_secret(steps, layout);
-  if (!layout.services.empty()) {
-    Value& secret = steps.secrets.push(Value::map());
-    secret.set("name", cookie_secret_name(layout));
-    secret.set("key", "cookie_secret");
-    secret.set("random_bytes", 32);
-  }
-  if (layout.root_with_ipc_lock) {
-    Value& grant = steps.grants.push(Value::map());
-    grant.set("scc", env_scc(layout).name);
-    grant.set("service_account", layout.service_account);
-  }
-  Value& build = steps.actions.push(Value::map());
-  build.set("action", "build");
-  build.set("after", "BuildConfig/" + layout.image_name);
-  build.set("build_config", layout.image_name);
-  build.set("image_stream_tag", layout.image_tag);
-  build.set("image", internal_image(layout));
-  Value& wait = steps.actions.push(Value::map());
-  wait.set("action", layout.is_job ? "complete" : "rollout");
-  wait.set("after", std::string(layout.is_job ? "Job/" : "StatefulSet/") + layout.workload);
+  if (!layout.services.empty())
+    steps.secrets.push_back({cookie_secret_name(layout), "cookie_secret", 32, false});
+  if (layout.root_with_ipc_lock)
+    steps.grants.push_back({env_scc(layout).name, layout.service_account});
+  plan::PlanAction& build = steps.actions.emplace_back();
+  build.action = "build";
+  build.after = "BuildConfig/" + layout.image_name;
+  build.build_config = layout.image_name;
+  build.image_stream_tag = layout.image_tag;
+  build.image = internal_image(layout);
+  plan::PlanAction& wait = steps.actions.emplace_back();
+  wait.action = layout.is_job ? "complete" : "rollout";
+  wait.after = std::string(layout.is_job ? "Job/" : "StatefulSet/") + layout.workload;
   return steps;
 }
 

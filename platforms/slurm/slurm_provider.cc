@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "compiler/plan/change.h"
-#include "compiler/plan/plan_json.h"
 #include "compiler/plan/plan_tree.h"
+#include "platforms/common/plan_json.h"
 
 #include "platforms/slurm/field_rules.h"
 #include "platforms/slurm/slurm_apply.h"

@@ -110,13 +110,12 @@ void check_script_values(const ir::Env& env, Diagnostics& diagnostics) {
 PlanActions plan_actions(const EnvLayout& layout) {
   const ir::Env& env = *layout.env;
   PlanActions steps;
-  Value& submit = steps.actions.push(Value::map());
-  submit.set("action", "submit");
-  submit.set("after", "");
-  submit.set("script", script_name(env));
+  plan::PlanAction& submit = steps.actions.emplace_back();
+  submit.action = "submit";
+  submit.script = script_name(env);
   if (!env.on_host && env.image.registry.empty()) {
-    submit.set("image", layout.image_tag);
-    submit.set("dockerfile", layout.dir + "/Dockerfile");
+    submit.image = layout.image_tag;
+    submit.dockerfile = layout.dir + "/Dockerfile";
   }
   return steps;
 }

@@ -6,12 +6,13 @@
 // memory is a bug.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "compiler/apply/record_values.h"
 #include "compiler/apply/records.h"
 #include "compiler/apply/results.h"
-#include "compiler/plan/plan_json.h"
+#include "platforms/common/plan_json.h"
 #include "platforms/kube/day2/cluster_json.h"
 #include "platforms/slurm/slurm_apply.h"
 #include "platforms/slurm/slurm_jobs.h"
@@ -29,7 +30,9 @@ void require(bool holds) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::string error;
-  (void)parse_plan_json(text, error);
+  // Whatever plan.json reads, the model writes as a plan.json that reads again.
+  if (std::optional<PlanManifest> plan = parse_plan_json(text, error))
+    require(parse_plan_json(write_plan_json(*plan), error).has_value());
   (void)parse_program_inputs(text, error);
   // A trailer is read back only as a value mlenvc writes, whatever the record holds.
   for (std::string_view key :

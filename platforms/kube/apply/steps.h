@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "compiler/diag/diagnostic.h"
-#include "compiler/plan/plan_json.h"
 #include "compiler/plan/plan_tree.h"
+#include "platforms/common/plan_json.h"
 
 namespace mlenv::plan {
 
