@@ -51,6 +51,9 @@ class Provider {
   virtual void diff_unit(const plan::PlanTree& before, const plan::PlanTree& after,
                          const std::string& unit, const std::vector<std::string>& paths,
                          plan::PlanDiff& diff) const = 0;
+  /// Whether a shared object of `kind` is an image's (the envs that run one image share it):
+  /// the last env that runs the image takes it along, with no --allow-destroy.
+  virtual bool is_image_kind(std::string_view) const { return false; }
 
   // --- Drivers: what runs against the cluster. ---
 
@@ -66,5 +69,8 @@ const Provider& provider(ir::Platform platform);
 
 /// Every provider, in the order of ir::Platform (the order of merged outputs and of apply).
 const std::vector<const Provider*>& providers();
+
+/// Whether any provider's shared objects of `kind` are an image's (Provider::is_image_kind).
+bool is_image_kind(std::string_view kind);
 
 }  // namespace mlenv::platforms

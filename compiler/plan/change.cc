@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "platforms/provider.h"
+
 namespace mlenv::plan {
 
 std::size_t PlanDiff::count(Action action) const {
@@ -30,7 +32,10 @@ bool holds_data(const std::string& kind) {
 }
 
 bool needs_allow_destroy(const std::string& kind, bool admin, bool shared) {
-  return holds_data(kind) || kind == "SecurityContextConstraints" || admin || shared;
+  // An image's shared objects go with the last env that runs the image (its build is named
+  // after the image, never after a cluster), where another env keeps none of them.
+  return holds_data(kind) || kind == "SecurityContextConstraints" || admin ||
+         (shared && !platforms::is_image_kind(kind));
 }
 
 bool kept_when_env_leaves(const std::string& kind) {

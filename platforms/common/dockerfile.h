@@ -1,6 +1,8 @@
 #pragma once
-// The Dockerfile of an env, the same on every platform: a build stage compiling mlenv-boot from
-// the output root's `_runtime/` against the base image's CUDA and NCCL, then the environment.
+// The Dockerfile of an env's image, the same on every platform: a build stage compiling
+// mlenv-boot from the output root's `_runtime/` against the base image's CUDA and NCCL, then the
+// environment. It holds nothing of the env beyond its image and tools, so the envs that run one
+// image hold the same bytes and the platform builds it once (EnvLayout::image_name).
 
 #include <string>
 
@@ -15,7 +17,7 @@ inline constexpr const char* kRuntimeDir = "_runtime";
 inline constexpr int kImageUid = 1001;
 
 /// The Dockerfile; `build_command` is how the target builds it from the output root (shown in
-/// its header comment).
+/// its header comment; it names no env directory: `-f <this Dockerfile>`).
 std::string dockerfile(const EnvLayout& layout, const std::string& build_command);
 
 }  // namespace mlenv::target

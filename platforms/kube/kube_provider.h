@@ -4,8 +4,10 @@
 // driver on the env's pods (day2/driver.h). Each platform adds its platform and renderer.
 
 #include <map>
+#include <optional>
 #include <string>
 
+#include "platforms/kube/apply/steps.h"
 #include "platforms/provider.h"
 
 namespace mlenv::platforms {
@@ -19,6 +21,13 @@ class KubeProvider : public Provider {
   void diff_unit(const plan::PlanTree& before, const plan::PlanTree& after, const std::string& unit,
                  const std::vector<std::string>& paths, plan::PlanDiff& diff) const override;
   const plan::ApplyDriver& apply() const override;
+  /// The step that makes the image of the plan.json `build` action of `env` (a build in the
+  /// cluster: OpenShift's, platforms/openshift/image_build.h), building when `rebuild`;
+  /// nullopt where the platform has no such build (Kubernetes pushes: `push`).
+  virtual std::optional<plan::Step> build_step(const plan::PlanAction&, const plan::EnvPlan&,
+                                               bool) const {
+    return std::nullopt;
+  }
   const plan::day2::Day2Driver& day2() const override;
 };
 

@@ -44,7 +44,7 @@ for platform in openshift kubernetes slurm; do
     fail "build failed on $platform"
 done
 os=$tmp/openshift/lab/train k8s=$tmp/kubernetes/lab/train
-for f in job-train.yaml buildconfig-train.yaml imagestream-train.yaml; do
+for f in job-train.yaml buildconfig-trainer.yaml imagestream-trainer.yaml; do
   [ -f "$os/$f" ] || fail "openshift lacks $f"
   [ ! -f "$k8s/$f" ] || fail "kubernetes has OpenShift's $f"
 done
