@@ -35,18 +35,6 @@ std::string image_rebuild_cause(const plan::PlanTree& before, const plan::PlanTr
   return diff.runtime_changed ? "mlenv-boot's sources (`_runtime/`) changed" : "";
 }
 
-plan::Change image_rebuild(const std::string& unit, const std::string& image,
-                           const std::string& cause) {
-  const std::string repository = plan::image_repository(image);
-  plan::Change change;
-  change.kind = "Image";
-  change.address = unit + "/Image/" + repository.substr(repository.rfind('/') + 1);
-  change.action = plan::Action::Update;
-  change.file = unit + "/Dockerfile";
-  change.notes.push_back("rebuild image " + image + ": " + cause);
-  return change;
-}
-
 std::string planned_image(std::string_view text) {
   // The writer puts no `image` before the actions (platforms/common/plan_json.cc), and a
   // first plan of a fleet reads every env's plan.json: no document parse.

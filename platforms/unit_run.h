@@ -34,11 +34,6 @@ std::string image_rebuild_cause(const plan::PlanTree& before, const plan::PlanTr
                                 const std::string& unit, const std::vector<std::string>& paths,
                                 const plan::PlanDiff& diff);
 
-/// The plan's line of a rebuilt image, `~ <unit>/Image/<name>` (`name`: the last part of the
-/// image's repository) noting `rebuild image <image>: <cause>`.
-plan::Change image_rebuild(const std::string& unit, const std::string& image,
-                           const std::string& cause);
-
 /// The image the plan.json `text` builds (its first action's `image`), "" for none.
 std::string planned_image(std::string_view text);
 

@@ -63,9 +63,10 @@ def builds_image(manifest):
 
 
 def image_of(manifest):
-    """The image reference a kube env's build or push action names, else None."""
+    """The image a kube env's build or push action names, or a Slurm job's that apply builds
+    (`submit` with a `dockerfile`): the envs that run one image share it. Else None."""
     for a in (manifest or {}).get("actions", []):
-        if a.get("action") in BUILD_ACTIONS:
+        if a.get("action") in BUILD_ACTIONS or (a.get("action") == "submit" and a.get("dockerfile")):
             return a["image"]
     return None
 
@@ -346,7 +347,7 @@ def observe_slurm(log_path, state_path):
     jobs = state.setdefault("jobs", {})  # id -> unit
     next_id = state.get("next_id", 1000)
     seen = []
-    builds = set()
+    builds = []
     for call in calls(log_path):
         argv = call["argv"]
         if argv[0] == "sbatch":
@@ -360,12 +361,14 @@ def observe_slurm(log_path, state_path):
             seen.append(("delete", unit))
         elif argv[0] in ("podman", "buildah", "docker") and argv[1:2] == ["build"]:
             dockerfile = argv[argv.index("-f") + 1]
-            builds.add("/".join(dockerfile.split("/")[-3:-1]))
+            image = argv[argv.index("-t") + 1]
+            builds.append(image_address(dockerfile.split("/")[-3], image))
     state["next_id"] = next_id
     with open(state_path, "w", encoding="utf-8") as f:
         json.dump(state, f)
     out = {f"{verb} {unit}/SlurmJob/{unit.split('/')[1]}" for verb, unit in collapse(seen)}
-    return out | {f"build {unit}" for unit in builds}
+    return out | {("build-again " if b in builds[:i] else "build ") + b
+                  for i, b in enumerate(builds)}
 
 
 # --- Local: the sessions of each env's nodes before and after an apply.
