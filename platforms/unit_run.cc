@@ -67,14 +67,10 @@ bool cluster_runs(const plan::PlanTree& tree, const std::string& unit, const std
 void add_image_change(const plan::PlanTree& before, const std::string& unit,
                       const std::string& image, const std::string& cause, plan::PlanDiff& diff) {
   const std::string repository = plan::image_repository(image);
-  const std::string address = unit.substr(0, unit.find('/')) + "/_shared/Image/" +
-                              repository.substr(repository.rfind('/') + 1);
-  for (const plan::Change& change : diff.changes) {
-    if (change.address == address) return;  // another env of the image listed it
-  }
   plan::Change change;
   change.kind = "Image";
-  change.address = address;
+  change.address = unit.substr(0, unit.find('/')) + "/_shared/Image/" +
+                   repository.substr(repository.rfind('/') + 1);
   change.file = unit + "/Dockerfile";
   if (!cluster_runs(before, unit, image)) {
     change.action = plan::Action::Create;

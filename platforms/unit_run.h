@@ -37,10 +37,11 @@ std::string image_rebuild_cause(const plan::PlanTree& before, const plan::PlanTr
 /// The image the plan.json `text` builds (its first action's `image`), "" for none.
 std::string planned_image(std::string_view text);
 
-/// Adds the plan's line of the image `image` that unit `unit` runs, once per image of a
-/// cluster, since its envs share it: `+ <cluster>/_shared/Image/<name>` noting `build image
-/// <image>` when no unit of the cluster ran it in `before`, else `~` noting `rebuild image
-/// <image>: <cause>` when `cause` is not empty (image_rebuild_cause); nothing otherwise.
+/// Adds the plan's line of the image `image` that unit `unit` runs, at the address the envs
+/// that run it share (the differ keeps the first of them): `+ <cluster>/_shared/Image/<name>`
+/// noting `build image <image>` when no unit of the cluster ran it in `before`, else `~`
+/// noting `rebuild image <image>: <cause>` when `cause` is not empty (image_rebuild_cause);
+/// nothing otherwise.
 void add_image_change(const plan::PlanTree& before, const std::string& unit,
                       const std::string& image, const std::string& cause, plan::PlanDiff& diff);
 
