@@ -286,6 +286,14 @@ TEST_CASE("envs of one namespace emit its shared objects byte for byte alike", "
   CHECK(vscode.size() == a.image.name.size() + 7);
   CHECK(vscode != jupyter);
   CHECK(target::image_object_name(a.image, {}) == a.image.name);
+  // A DNS label for the build objects and a registry path component: lower case, one dash for
+  // each run of other characters, at most 40 characters before the suffix.
+  ir::Image odd;
+  odd.name = "PyTorch_2.9--Team";
+  CHECK(target::image_object_name(odd, {}) == "pytorch-2-9-team");
+  odd.name = std::string(50, 'x');
+  CHECK(target::image_object_name(odd, {}) == std::string(40, 'x'));
+  CHECK(target::image_object_name(odd, {"jupyter"}).size() == 47);
   CHECK(find_file(out, "barcelona/h-kim/buildconfig-" + vscode + ".yaml"));
   CHECK(find_file(out, "barcelona/h-kim-2/buildconfig-" + jupyter + ".yaml"));
   CHECK(find_file(out, "barcelona/h-kim-2/imagestream-" + jupyter + ".yaml"));
