@@ -16,8 +16,8 @@ inline constexpr const char* kRuntimeDir = "_runtime";
 /// UID of group 0.
 inline constexpr int kImageUid = 1001;
 
-/// The Dockerfile; `build_command` is how the target builds it from the output root (shown in
-/// its header comment; it names no env directory: `-f <this Dockerfile>`).
+/// The Dockerfile; `build_command` is how the target builds it, with its build context (shown
+/// in its header comment; it names no env directory: `-f <this Dockerfile>`).
 std::string dockerfile(const EnvLayout& layout, const std::string& build_command);
 
 }  // namespace mlenv::target
