@@ -64,6 +64,9 @@ class Provider {
   virtual void diff_unit(const plan::PlanTree& before, const plan::PlanTree& after,
                          const std::string& unit, const std::vector<std::string>& paths,
                          plan::PlanDiff& diff) const = 0;
+  /// Whether a shared object of `kind` is an image's (the envs that run one image share it):
+  /// the last env that runs the image takes it along, with no --allow-destroy.
+  virtual bool is_image_kind(std::string_view) const { return false; }
 
   // --- plan.json (platforms/common/plan_json.h): what only this platform knows of it. ---
 
@@ -94,5 +97,8 @@ const std::vector<const Provider*>& providers();
 /// Every provider's rules(), in the same order: what check::check_program is given, since
 /// compiler/check names no platform.
 const std::vector<const check::PlatformRules*>& check_rules();
+
+/// Whether any provider's shared objects of `kind` are an image's (Provider::is_image_kind).
+bool is_image_kind(std::string_view kind);
 
 }  // namespace mlenv::platforms

@@ -37,4 +37,11 @@ const Provider& provider(ir::Platform platform) {
   throw std::logic_error("no provider of platform " + std::string(ir::platform_name(platform)));
 }
 
+bool is_image_kind(std::string_view kind) {
+  for (const Provider* one : providers()) {
+    if (one->is_image_kind(kind)) return true;
+  }
+  return false;
+}
+
 }  // namespace mlenv::platforms

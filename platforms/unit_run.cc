@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/apply/image_builder.h"
+#include "compiler/plan/plan_json.h"
 
 namespace mlenv::platforms {
 
@@ -34,16 +35,53 @@ std::string image_rebuild_cause(const plan::PlanTree& before, const plan::PlanTr
   return diff.runtime_changed ? "mlenv-boot's sources (`_runtime/`) changed" : "";
 }
 
-plan::Change image_rebuild(const std::string& unit, const std::string& image,
-                           const std::string& cause) {
+std::string planned_image(std::string_view text) {
+  // The writer puts no `image` before the actions (platforms/common/plan_json.cc), and a
+  // first plan of a fleet reads every env's plan.json: no document parse.
+  return plan::plan_json_string(text, "image");
+}
+
+namespace {
+
+// Whether a unit of `unit`'s cluster in `tree` runs `image`: `unit` itself first (an env
+// mostly keeps its image), then the others.
+bool cluster_runs(const plan::PlanTree& tree, const std::string& unit, const std::string& image) {
+  auto runs = [&](const std::string& plan_json) {
+    std::optional<std::string> text = tree.read(plan_json);
+    return text && planned_image(*text) == image;
+  };
+  if (runs(unit + "/plan.json")) return true;
+  const std::string cluster = unit.substr(0, unit.find('/') + 1);
+  for (auto it = tree.entries().lower_bound(cluster);
+       it != tree.entries().end() && it->first.starts_with(cluster); ++it) {
+    const std::string& path = it->first;
+    if (path.ends_with("/plan.json") && path.find('/', cluster.size()) + 10 == path.size() &&
+        runs(path))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void add_image_change(const plan::PlanTree& before, const std::string& unit,
+                      const std::string& image, const std::string& cause, plan::PlanDiff& diff) {
   const std::string repository = plan::image_repository(image);
   plan::Change change;
   change.kind = "Image";
-  change.address = unit + "/Image/" + repository.substr(repository.rfind('/') + 1);
-  change.action = plan::Action::Update;
+  change.address = unit.substr(0, unit.find('/')) + "/_shared/Image/" +
+                   repository.substr(repository.rfind('/') + 1);
   change.file = unit + "/Dockerfile";
-  change.notes.push_back("rebuild image " + image + ": " + cause);
-  return change;
+  if (!cluster_runs(before, unit, image)) {
+    change.action = plan::Action::Create;
+    change.notes.push_back("build image " + image);
+  } else if (!cause.empty()) {
+    change.action = plan::Action::Update;
+    change.notes.push_back("rebuild image " + image + ": " + cause);
+  } else {
+    return;
+  }
+  diff.changes.push_back(std::move(change));
 }
 
 }  // namespace mlenv::platforms

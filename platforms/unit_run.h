@@ -3,6 +3,7 @@
 // as one change of its own; the rule for that change is the same everywhere, so it lives here.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/plan/change.h"
@@ -33,9 +34,15 @@ std::string image_rebuild_cause(const plan::PlanTree& before, const plan::PlanTr
                                 const std::string& unit, const std::vector<std::string>& paths,
                                 const plan::PlanDiff& diff);
 
-/// The plan's line of a rebuilt image, `~ <unit>/Image/<name>` (`name`: the last part of the
-/// image's repository) noting `rebuild image <image>: <cause>`.
-plan::Change image_rebuild(const std::string& unit, const std::string& image,
-                           const std::string& cause);
+/// The image the plan.json `text` builds (its first action's `image`), "" for none.
+std::string planned_image(std::string_view text);
+
+/// Adds the plan's line of the image `image` that unit `unit` runs, at the address the envs
+/// that run it share (the differ keeps the first of them): `+ <cluster>/_shared/Image/<name>`
+/// noting `build image <image>` when no unit of the cluster ran it in `before`, else `~`
+/// noting `rebuild image <image>: <cause>` when `cause` is not empty (image_rebuild_cause);
+/// nothing otherwise.
+void add_image_change(const plan::PlanTree& before, const std::string& unit,
+                      const std::string& image, const std::string& cause, plan::PlanDiff& diff);
 
 }  // namespace mlenv::platforms

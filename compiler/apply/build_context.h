@@ -8,16 +8,23 @@
 
 namespace mlenv::plan {
 
-/// The paths under the plan root that the build of `dockerfile` (relative to the plan root)
-/// reads: the Dockerfile and mlenv-boot's sources; platforms/common/dockerfile.cc COPYs nothing
-/// else from its context.
-std::vector<std::string> build_context_paths(const std::string& dockerfile);
+/// One path of a build context: `from` under the plan root, copied to `to` in the context.
+struct ContextPath {
+  std::string from;
+  std::string to;
+};
 
-/// A temporary directory holding copies of those of `paths` (relative to `root`) that exist;
+/// What the build of `dockerfile` (relative to the plan root) reads: the Dockerfile, as
+/// `Dockerfile` at the context's root (where a build that names no path finds it: the envs
+/// that share an image share its build in the cluster, which can name no env's directory), and
+/// mlenv-boot's sources; platforms/common/dockerfile.cc COPYs nothing else from its context.
+std::vector<ContextPath> build_context_paths(const std::string& dockerfile);
+
+/// A temporary directory holding copies of those of `paths` (from under `root`) that exist;
 /// symbolic links are copied as links, never followed. Removed with the object.
 class BuildContext {
  public:
-  BuildContext(const std::string& root, const std::vector<std::string>& paths);
+  BuildContext(const std::string& root, const std::vector<ContextPath>& paths);
   ~BuildContext();
   BuildContext(const BuildContext&) = delete;
   BuildContext& operator=(const BuildContext&) = delete;

@@ -5,6 +5,8 @@
 
 #include "platforms/provider.h"
 
+#include "platforms/provider.h"
+
 namespace mlenv::plan {
 
 std::size_t PlanDiff::count(Action action) const {
@@ -39,7 +41,10 @@ bool grants_privileges(const std::string& kind) {
 }
 
 bool needs_allow_destroy(const std::string& kind, bool admin, bool shared) {
-  return holds_data(kind) || grants_privileges(kind) || admin || shared;
+  // An image's shared objects go with the last env that runs the image (its build is named
+  // after the image, never after a cluster), where another env keeps none of them.
+  return holds_data(kind) || grants_privileges(kind) || admin ||
+         (shared && !platforms::is_image_kind(kind));
 }
 
 bool kept_when_env_leaves(const std::string& kind) {

@@ -301,6 +301,12 @@ PlanDiff diff_plans(const PlanTree& before, const PlanTree& after) {
     }
   }
   for (const auto& [unit, paths] : changed) diff_unit(before, after, unit, paths, diff);
+  // A change that several envs list at one address (the image they share: unit_run.h) is
+  // listed once, the first env's.
+  std::set<std::string> addresses;
+  std::erase_if(diff.changes, [&](const Change& c) {
+    return c.address.find("/_shared/") != std::string::npos && !addresses.insert(c.address).second;
+  });
   add_pod_claim_changes(before, after, diff);
   keep_claims_of_removed_envs(before, after, diff);
   for (Change& change : diff.changes) {

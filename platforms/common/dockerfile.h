@@ -1,6 +1,8 @@
 #pragma once
-// The Dockerfile of an env, the same on every platform: a build stage compiling mlenv-boot from
-// the output root's `_runtime/` against the base image's CUDA and NCCL, then the environment.
+// The Dockerfile of an env's image, the same on every platform: a build stage compiling
+// mlenv-boot from the output root's `_runtime/` against the base image's CUDA and NCCL, then the
+// environment. It holds nothing of the env beyond its image and tools, so the envs that run one
+// image hold the same bytes and the platform builds it once (EnvLayout::image_name).
 
 #include <string>
 
@@ -14,8 +16,8 @@ inline constexpr const char* kRuntimeDir = "_runtime";
 /// UID of group 0.
 inline constexpr int kImageUid = 1001;
 
-/// The Dockerfile; `build_command` is how the target builds it from the output root (shown in
-/// its header comment).
+/// The Dockerfile; `build_command` is how the target builds it, with its build context (shown
+/// in its header comment; it names no env directory: `-f <this Dockerfile>`).
 std::string dockerfile(const EnvLayout& layout, const std::string& build_command);
 
 }  // namespace mlenv::target

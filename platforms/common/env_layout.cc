@@ -1,5 +1,9 @@
 #include "platforms/common/env_layout.h"
 
+#include <algorithm>
+
+#include "compiler/base/sha256.h"
+
 namespace mlenv::target {
 
 const char* service_name(ir::Service service) {
@@ -50,7 +54,49 @@ ExposedService exposed(ir::Service service, const std::string& env) {
   return s;
 }
 
+bool has(const std::vector<std::string>& v, std::string_view s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// The image's tools, then those the env's services and debugger need, each once.
+std::vector<std::string> tools_of(const ir::Env& env) {
+  std::vector<std::string> tools = env.image.tools;
+  for (ir::Service s : env.services) {
+    const char* tool = s == ir::Service::vscode    ? "code-server"
+                       : s == ir::Service::jupyter ? "jupyter"
+                                                   : "tensorboard";
+    if (!has(tools, tool)) tools.push_back(tool);
+  }
+  if (env.debug && !has(tools, "debugpy")) tools.push_back("debugpy");
+  return tools;
+}
+
 }  // namespace
+
+std::string image_object_name(const ir::Image& image, const std::vector<std::string>& tools) {
+  // A cluster's build objects are named as DNS subdomains, and OpenShift's build pod
+  // `<name>-<number>-build` must stay a 63-character DNS label; a registry's repository path
+  // component is `[a-z0-9]+([._-][a-z0-9]+)*`: lower-case letters, digits and single dashes
+  // serve all of them.
+  std::string name;
+  for (char c : image.name) {
+    const char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool word = (lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9');
+    if (word) {
+      name += lower;
+    } else if (!name.empty() && name.back() != '-') {
+      name += '-';
+    }
+  }
+  if (name.size() > 40) name.resize(40);
+  while (!name.empty() && name.back() == '-') name.pop_back();
+  if (name.empty()) name = "image";
+  std::string added;
+  for (const std::string& tool : tools) {
+    if (!has(image.tools, tool)) added += tool + "\n";
+  }
+  return added.empty() ? name : name + "-" + sha256_hex(added).substr(0, 6);
+}
 
 EnvLayout make_layout(const ir::Env& env) {
   EnvLayout l;
@@ -73,7 +119,8 @@ EnvLayout make_layout(const ir::Env& env) {
   // Which admission lets such a container in is the target's (openshift::env_scc on
   // OpenShift), the namespace's Pod Security level on Kubernetes.
   l.root_with_ipc_lock = rdma && !env.cluster.security.unlimited_memlock;
-  l.image_name = env.name;
+  l.image_tools = tools_of(env);
+  l.image_name = env.image.name.empty() ? env.name : image_object_name(env.image, l.image_tools);
   l.image_tag = l.image_name + ":" + env.image.tag;
   l.shared_service_account = !env.cluster.security.service_account.empty();
   for (ir::Service s : env.services) {

@@ -45,8 +45,11 @@ struct EnvLayout {
   /// The env's pods get an RDMA device through attachments (annotation, resources, podinfo).
   bool rdma_attached = false;
   std::string job_token_secret;  ///< optional Secret holding MLENV_JOB_TOKEN
-  /// The env's own image (its Dockerfile adds the env's tools): what the platform builds and
-  /// stores it as is named after it.
+  /// The tools the env's image carries: the image's own, then those its `services` and
+  /// `debug` need (the Dockerfile installs them).
+  std::vector<std::string> image_tools;
+  /// The image the env runs, as the platform builds and stores it (image_object_name): one per
+  /// distinct Dockerfile, shared by every env that runs it.
   std::string image_name;
   std::string image_tag;  ///< `<image_name>:<image tag>`
   /// The ServiceAccount is the cluster's (`security.service_account`), shared by its envs.
@@ -57,6 +60,12 @@ struct EnvLayout {
   std::map<std::string, std::string> shared_labels;
   std::map<std::string, std::string> selector;  ///< selects the env's pods
 };
+
+/// The name an env's image is built and stored under: the image declaration's name (an
+/// inline image's is its env's) as a DNS label of at most 40 characters, plus `-` and 6 hex
+/// digits of the SHA-256 of the tools the env adds (`services`, `debug`) when it adds any: envs
+/// whose Dockerfiles are the same bytes share the name, and two that differ never do.
+std::string image_object_name(const ir::Image& image, const std::vector<std::string>& tools);
 
 /// Derives the layout of `env`.
 EnvLayout make_layout(const ir::Env& env);

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/apply/image_builder.h"
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
 #include "compiler/diag/render.h"
@@ -22,6 +23,43 @@ struct ApplyWork {
   std::vector<EnvSteps> steps;
 };
 
+// The envs that run one image share its build (the runner builds or pushes it once, for the
+// first of them): it is built again when no env that runs it was applied before, or the inputs
+// of one that was changed; otherwise the image is what was built or pushed before (a Push
+// step's recorded digest). An env that joins an image already built builds nothing.
+void share_images(const std::vector<EnvPlan>& envs, std::vector<EnvSteps>& steps) {
+  struct Image {
+    bool applied = false;  // some env that runs it was applied before
+    bool changed = false;  // the build inputs of such an env changed
+    std::string digest;    // the digest such an env's record names (Push)
+  };
+  auto is_image_step = [](const Step& step) {
+    return step.kind == StepKind::Build || step.kind == StepKind::Push;
+  };
+  std::map<std::string, Image> images;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (!envs[i].applied) continue;
+    for (const Step& step : steps[i].steps) {
+      if (!is_image_step(step)) continue;
+      Image& image = images[step.image];
+      image.applied = true;
+      image.changed = image.changed || image_inputs_changed(envs[i]);
+      if (!step.digest.empty()) image.digest = step.digest;
+    }
+  }
+  for (EnvSteps& env : steps) {
+    for (Step& step : env.steps) {
+      if (!is_image_step(step)) continue;
+      const Image& image = images[step.image];
+      step.rebuild = !image.applied || image.changed;
+      if (step.kind == StepKind::Push) {
+        step.digest = image.digest;
+        step.rebuild = step.rebuild || step.digest.empty();
+      }
+    }
+  }
+}
+
 // Every env's steps, or false with E0704/E0705/E0607 reported. A removed env keeps the shared
 // objects that an env being applied, or another env of its cluster at HEAD, still holds.
 bool all_steps(Repository& repo, const std::optional<ObjectId>& head_tree,
@@ -37,6 +75,7 @@ bool all_steps(Repository& repo, const std::optional<ObjectId>& head_tree,
     if (std::optional<EnvSteps> steps = plan_steps(env, options, destroyed, diagnostics))
       work.steps.push_back(std::move(*steps));
   }
+  if (work.steps.size() == work.envs.size()) share_images(work.envs, work.steps);
   for (const EnvPlan& env : work.removed) {
     StepOptions kept = options;
     kept.shared_in_use.merge(shared_kept_at_head(repo, head_tree, env));

@@ -98,20 +98,21 @@ void KubeProvider::diff_unit(const plan::PlanTree& before, const plan::PlanTree&
       change.notes.push_back("a new run: boot.json changed (mlenv-boot reads it once)");
     }
   }
-  // A rebuilt image (its Dockerfile or mlenv-boot's `_runtime/` sources changed): apply builds
-  // it again and runs it by its new digest (compiler/apply/steps.cc), so the plan lists the
-  // rebuild as a change of the image, replaces every run of the env and rolls its dev env.
+  // The image the env runs, which the envs that run it share: built when no env of the
+  // cluster ran it before, built again when its Dockerfile or mlenv-boot's `_runtime/` sources
+  // changed; the plan lists it once (unit_run.h). Apply then runs it by its new digest
+  // (apply/steps.cc), so a rebuild replaces every run of the env and rolls its dev env.
   const std::string cause = image_rebuild_cause(before, after, unit, paths, diff);
-  if (cause.empty()) return;
+  const bool created = before.find(prefix + "plan.json") == nullptr;
+  if (cause.empty() && !created) return;
   std::optional<std::string> text = after.read(prefix + "plan.json");
+  const std::string image = text ? planned_image(*text) : "";
+  if (image.empty()) return;
+  add_image_change(before, unit, image, cause, diff);
+  if (cause.empty()) return;
   std::string error;
-  std::optional<plan::PlanManifest> plan =
-      text ? plan::parse_plan_json(*text, error) : std::nullopt;
+  std::optional<plan::PlanManifest> plan = plan::parse_plan_json(*text, error);
   if (!plan || !builds_image(*plan)) return;
-  for (const plan::PlanAction& action : plan->actions) {
-    if (action.action == "build" || action.action == "push")
-      diff.changes.push_back(image_rebuild(unit, action.image, cause));
-  }
   for (const plan::PlanObject& object : plan->objects) {
     const bool run = is_run_kind(object.kind);
     if (!run && object.kind != "StatefulSet") continue;

@@ -6,6 +6,7 @@
 // applies, and the plural names of its own kinds.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,13 @@ class KubeProvider : public Provider {
   void add_implied_actions(const plan::PlanObject& object,
                            std::vector<plan::PlanAction>& actions) const override;
   const plan::ApplyDriver& apply() const override;
+  /// The step that makes the image of the plan.json `build` action of `env` (a build in the
+  /// cluster: OpenShift's, platforms/openshift/image_build.h), building when `rebuild`;
+  /// nullopt where the platform has no such build (Kubernetes pushes: `push`).
+  virtual std::optional<plan::Step> build_step(const plan::PlanAction&, const plan::EnvPlan&,
+                                               bool) const {
+    return std::nullopt;
+  }
   const plan::day2::Day2Driver& day2() const override;
 
   /// What its runs are: their kind, and how their pods are found and named.

@@ -160,8 +160,8 @@ EnvOutput render_env(const EnvLayout& layout, const PlanContext& context, bool t
   std::string boot = boot_json(layout, placement(layout));
   std::vector<Object> objects = env_objects(layout, boot);
   kube::check_rails(layout, objects, diagnostics);
-  const std::string build = "podman build -f " + layout.dir + "/Dockerfile -t " +
-                            registry_image(layout) + " <output root>";
+  const std::string build =
+      "podman build -f <this Dockerfile> -t " + registry_image(layout) + " <output root>";
   EnvOutput out = kube::env_output(
       layout, objects, {{"Dockerfile", dockerfile(layout, build)}, {"boot.json", std::move(boot)}},
       plan_actions(layout), context, tree);

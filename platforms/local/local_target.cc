@@ -83,8 +83,8 @@ std::string image_note(const EnvLayout& layout) {
 // How apply builds the image, for the Dockerfile's header.
 std::string build_command(const EnvLayout& layout) {
   const std::string& runtime = layout.env->cluster.runtime;
-  return (runtime == "docker" ? "docker" : "podman") + std::string(" build -f ") + layout.dir +
-         "/Dockerfile -t " + layout.image_tag + " <output root>";
+  return (runtime == "docker" ? "docker" : "podman") +
+         std::string(" build -f <this Dockerfile> -t ") + layout.image_tag + " <output root>";
 }
 
 // `envs` are the program's local envs, `layout` the one of envs[i].

@@ -43,9 +43,10 @@ std::string cookie_secret_name(const EnvLayout& layout);
 
 /// The image reference of the env's ImageStreamTag in the internal registry.
 std::string internal_image(const EnvLayout& layout);
-/// The ImageStream the BuildConfig pushes to.
+/// The ImageStream the BuildConfig pushes to, shared by the envs that run the image.
 Object image_stream(const EnvLayout& layout);
-/// The binary-source Docker BuildConfig: `oc start-build <image> --from-dir=<output root>`.
+/// The binary-source Docker BuildConfig, shared by the envs that run the image: `oc
+/// start-build <image> --from-dir=<context>`.
 Object build_config(const EnvLayout& layout);
 /// The oauth-proxy image, pinned by tag (its own sample manifest uses `latest`; SEC-11).
 inline constexpr const char* kOauthProxyImage =

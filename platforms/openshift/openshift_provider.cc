@@ -3,6 +3,7 @@
 #include "platforms/common/plan_json.h"
 #include "platforms/kube/kube_provider.h"
 #include "platforms/openshift/field_rules.h"
+#include "platforms/openshift/image_build.h"
 #include "platforms/openshift/openshift_target.h"
 
 namespace mlenv::platforms {
@@ -60,6 +61,14 @@ class OpenShiftProvider : public KubeProvider {
       actions.push_back(std::move(build));
     }
     KubeProvider::add_implied_actions(object, actions);
+  }
+
+  bool is_image_kind(std::string_view kind) const override {
+    return openshift::is_image_kind(kind);
+  }
+  std::optional<plan::Step> build_step(const plan::PlanAction& action, const plan::EnvPlan& env,
+                                       bool rebuild) const override {
+    return openshift::build_step(action, env, rebuild);
   }
 
  private:

@@ -151,7 +151,9 @@ EnvOutput render_env(const EnvLayout& layout,
   EnvOutput out = kube::env_output(
       layout, objects,
       {{"Dockerfile",
-        dockerfile(layout, "oc start-build " + layout.image_name + " --from-dir=<output root>")},
+        // The image's BuildConfig finds `Dockerfile` at the root of what is uploaded.
+        dockerfile(layout, "oc start-build " + layout.image_name +
+                               " --from-dir=DIR, DIR holding this Dockerfile and _runtime/")},
        {"boot.json", std::move(boot)}},
       plan_actions(layout), context, tree);
   out.diagnostics = std::move(diagnostics);

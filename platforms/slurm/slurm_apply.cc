@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <thread>
 
@@ -125,8 +126,8 @@ bool cancel_replaced_job(const ApplyRequest& request, const EnvPlan& env, const 
 // job, submitted or kept, is added to `jobs` for --wait.
 bool submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
                 const ObjectId& head_tree, const std::string& workdir, const EnvPlan& env,
-                const PlanAction& action, std::vector<SubmittedJob>& jobs, std::ostream& out,
-                Diagnostics& diagnostics) {
+                const PlanAction& action, ImportedImages& images, std::vector<SubmittedJob>& jobs,
+                std::ostream& out, Diagnostics& diagnostics) {
   const std::string previous = recorded_job(repo, env);
   const std::string previous_image = recorded(repo, env, kSlurmImageTrailer);
   if (!previous.empty() && job_files_unchanged(env, action)) {
@@ -146,7 +147,7 @@ bool submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
   std::string image;
   if (!action.image.empty()) {
     std::optional<std::string> imported =
-        slurm_image(request, env, previous_image, dir, action, out, diagnostics);
+        slurm_image(request, env, previous_image, dir, action, images, out, diagnostics);
     if (!imported) return false;
     image = *imported;
   }
@@ -177,6 +178,24 @@ bool submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
     return false;
   jobs.push_back({env.unit, *id});
   return true;
+}
+
+// The squashfs of each image that an env applied before imported from the inputs it has now:
+// an env that joins the image, or runs it anew, links it instead of building it again.
+ImportedImages recorded_images(const Repository& repo, const std::string& workdir,
+                               const std::vector<EnvPlan>& envs) {
+  ImportedImages out;
+  for (const EnvPlan& env : envs) {
+    const std::string squashfs = recorded(repo, env, kSlurmImageTrailer);
+    if (squashfs.empty() || !is_squashfs_path(squashfs) || image_inputs_changed(env)) continue;
+    const std::string path = workdir + "/" + env.dir + "/" + squashfs;
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) continue;
+    for (const PlanAction& action : env.manifest.actions) {
+      if (action.action == "submit" && !action.image.empty()) out.emplace(action.image, path);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -213,10 +232,12 @@ int apply_slurm_envs(const ApplyRequest& request, Repository& repo, const Head& 
   // Every env is submitted first, then --wait follows all its jobs: one long job holds no
   // other env back in the queue.
   std::vector<SubmittedJob> jobs;
+  ImportedImages images = recorded_images(repo, workdir, envs);
   for (const EnvPlan& env : envs) {
     for (const PlanAction& action : env.manifest.actions) {
       if (action.action != "submit") continue;
-      if (!submit_env(request, repo, head, head_tree, workdir, env, action, jobs, out, diagnostics))
+      if (!submit_env(request, repo, head, head_tree, workdir, env, action, images, jobs, out,
+                      diagnostics))
         return 1;
     }
   }

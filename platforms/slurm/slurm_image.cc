@@ -38,6 +38,35 @@ bool run(const ApplyRequest& request, const std::string& unit, const std::vector
   return false;
 }
 
+// Links the image's squashfs `from` (absolute) into the env's logs/.applied/ under its own name
+// (the image's ID); the relative path, or nullopt with E0730. A hard link: one file on disk,
+// which stays while any env's directory names it; a copy where the file system has none.
+std::optional<std::string> link_image(const ApplyRequest& request, const EnvPlan& env,
+                                      const std::string& env_dir, const std::string& from,
+                                      std::ostream& out, Diagnostics& diagnostics) {
+  const std::string relative = std::string(kAppliedDir) + "/" + fs::path(from).filename().string();
+  const std::string to = env_dir + "/" + relative;
+  out << env.unit << ": image built for another env of it, "
+      << (request.dry_run ? "would link " : "linking ") << from << '\n';
+  std::error_code error;
+  if (request.dry_run || fs::equivalent(from, to, error)) return relative;
+  std::string why;
+  if (!make_applied_dir(env_dir, why)) {
+    diagnostics.report(Code::E0730, {}, env.unit + ": " + why, "nothing was submitted");
+    return std::nullopt;
+  }
+  fs::remove(to, error);
+  fs::create_hard_link(from, to, error);
+  if (error) fs::copy_file(from, to, error);
+  if (error) {
+    diagnostics.report(Code::E0730, {},
+                       env.unit + ": cannot link " + from + " to " + to + ": " + error.message(),
+                       "nothing was submitted");
+    return std::nullopt;
+  }
+  return relative;
+}
+
 }  // namespace
 
 std::string squashfs_path(std::string_view id_hex) {
@@ -52,14 +81,16 @@ bool is_squashfs_path(std::string_view path) {
 
 std::optional<std::string> slurm_image(const ApplyRequest& request, const EnvPlan& env,
                                        const std::string& recorded, const std::string& env_dir,
-                                       const PlanAction& action, std::ostream& out,
-                                       Diagnostics& diagnostics) {
+                                       const PlanAction& action, ImportedImages& imported,
+                                       std::ostream& out, Diagnostics& diagnostics) {
   std::error_code error;
   if (!recorded.empty() && !image_inputs_changed(env) &&
       fs::is_regular_file(env_dir + "/" + recorded, error)) {
     out << env.unit << ": image unchanged, " << recorded << '\n';
     return recorded;
   }
+  if (auto shared = imported.find(action.image); shared != imported.end())
+    return link_image(request, env, env_dir, shared->second, out, diagnostics);
   const std::string builder = find_image_builder();
   const std::optional<std::string> enroot = find_on_path("enroot");
   // enroot reads a built image from the engine that holds it: dockerd:// from docker's daemon,
@@ -74,6 +105,7 @@ std::optional<std::string> slurm_image(const ApplyRequest& request, const EnvPla
     out << "$ " << shell_words(build) << '\n';
     out << "$ enroot import -o " << env_dir << "/" << squashfs_path("<id>") << " " << scheme
         << "<id>\n";
+    imported[action.image] = env_dir + "/" + squashfs_path("<id>");
     return squashfs_path("<id>");
   }
   if (builder.empty() || !enroot) {
@@ -95,6 +127,7 @@ std::optional<std::string> slurm_image(const ApplyRequest& request, const EnvPla
     return std::nullopt;
   }
   const std::string relative = squashfs_path(id);
+  imported[action.image] = env_dir + "/" + relative;
   if (fs::is_regular_file(env_dir + "/" + relative, error)) return relative;
   std::string why;
   if (!make_applied_dir(env_dir, why)) {

@@ -3,8 +3,11 @@
 // podman, buildah or docker and imports it with enroot into a squashfs named by the image's ID
 // under the env's logs/.applied/ (git ignores logs/), and hands that file to the job's script:
 // a job that waits in the queue runs the image apply built for it, and a rebuilt image is a new
-// file, never one a queued job is about to read.
+// file, never one a queued job is about to read. The envs that run one image share it: it is
+// built and imported once, and every other env's logs/.applied/ holds a hard link to that one
+// squashfs (one file on disk, whichever env leaves first).
 
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -26,14 +29,20 @@ std::string squashfs_path(std::string_view id_hex);
 /// Whether `path` is a path squashfs_path makes (a record's trailer, passed to sbatch).
 bool is_squashfs_path(std::string_view path);
 
+/// The squashfs of each image (its local name, `action.image`) that an env of this apply runs
+/// and whose inputs are built: an absolute path, which the other envs of the image link to.
+using ImportedImages = std::map<std::string, std::string>;
+
 /// The squashfs the job of `env` (its directory `env_dir`, its `submit` action `action`) runs:
 /// `recorded` when the image's inputs are those its record applied and the file is there;
-/// otherwise the image is built and imported now (unless a squashfs of its ID is there). With
-/// --dry-run it prints the commands instead. nullopt with E0703 (no builder or enroot on PATH),
-/// E0706 (a command failed) or E0712 (the build named no image ID).
+/// else a link to the image's squashfs in `imported` (built for an env before this one, or
+/// recorded by one whose inputs are these); otherwise the image is built and imported now
+/// (unless a squashfs of its ID is there) and added to `imported`. With --dry-run it prints
+/// the commands instead. nullopt with E0703 (no builder or enroot on PATH), E0706 (a command
+/// failed), E0712 (the build named no image ID) or E0730 (no link or file could be made).
 std::optional<std::string> slurm_image(const ApplyRequest& request, const EnvPlan& env,
                                        const std::string& recorded, const std::string& env_dir,
-                                       const PlanAction& action, std::ostream& out,
-                                       Diagnostics& diagnostics);
+                                       const PlanAction& action, ImportedImages& imported,
+                                       std::ostream& out, Diagnostics& diagnostics);
 
 }  // namespace mlenv::plan

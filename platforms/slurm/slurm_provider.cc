@@ -51,18 +51,22 @@ void SlurmProvider::diff_unit(const plan::PlanTree& before, const plan::PlanTree
   const std::string env = unit.substr(unit.rfind('/') + 1);
   diff_unit_run(before, after, unit, paths, {"SlurmJob", env + ".sbatch", "run spec changed"},
                 diff);
-  // An image apply builds and imports (slurm_image.h) is built again: the plan lists it, and
-  // the job is submitted anew to run it, also when only `_runtime/` changed.
+  // An image apply builds and imports (slurm_image.h), which the envs that run it share: the
+  // plan lists it once, when no env of the cluster ran it before or when it is built again;
+  // the job is submitted anew to run a rebuilt one, also when only `_runtime/` changed.
   const std::string cause = image_rebuild_cause(before, after, unit, paths, diff);
-  if (cause.empty()) return;
+  const bool created = before.find(unit + "/plan.json") == nullptr;
+  if (cause.empty() && !created) return;
   std::optional<std::string> text = after.read(unit + "/plan.json");
+  const std::string image = text ? planned_image(*text) : "";
+  if (image.empty()) return;
+  add_image_change(before, unit, image, cause, diff);
+  if (cause.empty()) return;
   std::string error;
-  std::optional<plan::PlanManifest> plan =
-      text ? plan::parse_plan_json(*text, error) : std::nullopt;
+  std::optional<plan::PlanManifest> plan = plan::parse_plan_json(*text, error);
   if (!plan) return;
   for (const plan::PlanAction& action : plan->actions) {
     if (action.action != "submit" || action.image.empty()) continue;
-    diff.changes.push_back(image_rebuild(unit, action.image, cause));
     const std::string job = unit + "/SlurmJob/" + env;
     auto it = std::find_if(diff.changes.begin(), diff.changes.end(),
                            [&](const plan::Change& c) { return c.address == job; });

@@ -120,15 +120,15 @@ PlanActions plan_actions(const EnvLayout& layout) {
   return steps;
 }
 
-// The command that builds the env's image from the output root.
-std::string build_command(const EnvLayout& layout) {
-  return "podman build -f " + layout.dir + "/Dockerfile -t " + layout.image_tag + " <output root>";
+// The command that builds the env's image from the output root, from `dockerfile`.
+std::string build_command(const EnvLayout& layout, const std::string& dockerfile) {
+  return "podman build -f " + dockerfile + " -t " + layout.image_tag + " <output root>";
 }
 
 // How the env's image reaches the nodes, for the people who run the build.
 std::string image_note(const EnvLayout& layout) {
   const ir::Env& env = *layout.env;
-  std::string build = build_command(layout);
+  std::string build = build_command(layout, layout.dir + "/Dockerfile");
   if (!env.image.registry.empty()) {
     return "build and push the image, pyxis pulls it: " + build + " && podman push " +
            layout.image_tag + " " + env.image.registry + "/" + layout.image_tag;
@@ -176,7 +176,8 @@ EnvOutput render_env(const EnvLayout& layout, const PlanContext& context, bool t
   if (!env.on_host && env.cluster.slurm.workspace_dir.empty()) {
     add_file(std::string(kEnvWorkspaceDir) + "/.gitignore", "*\n!.gitignore\n");
   }
-  if (!env.on_host) add_file("Dockerfile", dockerfile(layout, build_command(layout)));
+  if (!env.on_host)
+    add_file("Dockerfile", dockerfile(layout, build_command(layout, "<this Dockerfile>")));
   // A squashfs imported by hand beside the script stays out of git (apply refuses a plan
   // directory with untracked files); apply imports into logs/.applied/.
   if (!env.on_host && env.image.registry.empty()) add_file(".gitignore", "/*.sqsh\n");

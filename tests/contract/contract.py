@@ -10,7 +10,8 @@
     contract.py snapshot PLAN_DIR                the running sessions of every local env
 
 Every command prints one action a line, sorted: `create|update|replace|delete ADDRESS`,
-`roll ADDRESS` (a StatefulSet's pods restart) and `build UNIT` (the unit's image is built). The
+`roll ADDRESS` (a StatefulSet's pods restart) and `build IMAGE` (an image is built: IMAGE is
+`<cluster>/_shared/Image/<name>` where the envs that run one image share it, else the unit). The
 test diffs the two lists: an action apply took that the plan did not list, or one the plan
 listed that apply did not take, fails.
 
@@ -19,7 +20,10 @@ Each change of the plan implies (`expect`):
                                    objects: SlurmJob, LocalRun)
   replace ADDRESS                  `replace ADDRESS`: deleted, then created again
   a note `rolls the pods...`       `roll ADDRESS` as well
-  Dockerfile or _runtime/ changed  `build UNIT` of each env whose plan.json builds its image
+  Dockerfile or _runtime/ changed  `build IMAGE` of each env whose plan.json builds its image
+                                   (a new env's Dockerfile: only when no env of its cluster ran
+                                   that image before); one build per image, however many envs
+                                   run it (a second build of one image is `build-again IMAGE`)
   boot.json created or deleted     the env's Secrets (plan.json `secrets`) created or deleted
 
 What apply did (`observe`) is read from the recorded client calls against a model of the
@@ -58,12 +62,47 @@ def builds_image(manifest):
         for a in manifest.get("actions", []))
 
 
+def image_of(manifest):
+    """The image a kube env's build or push action names, or a Slurm job's that apply builds
+    (`submit` with a `dockerfile`): the envs that run one image share it. Else None."""
+    for a in (manifest or {}).get("actions", []):
+        if a.get("action") in BUILD_ACTIONS or (a.get("action") == "submit" and a.get("dockerfile")):
+            return a["image"]
+    return None
+
+
+def image_address(cluster, image):
+    """`<cluster>/_shared/Image/<name>`: name is the last part of the image's repository."""
+    repository = image.split("@")[0]
+    if ":" in repository.rsplit("/", 1)[-1]:
+        repository = repository.rsplit(":", 1)[0]
+    return f"{cluster}/_shared/Image/{repository.rsplit('/', 1)[-1]}"
+
+
+def image_key(manifest, unit):
+    """What `build` names for the unit: its shared image (kube), or the unit itself."""
+    image = image_of(manifest)
+    return image_address(unit.split("/")[0], image) if image else unit
+
+
+def cluster_ran(plan_dir, cluster, image):
+    """Whether an env of `cluster` in PLAN_DIR ran `image`."""
+    root = os.path.join(plan_dir, cluster)
+    if not os.path.isdir(root):
+        return False
+    return any(image_of(plan_json(plan_dir, f"{cluster}/{env}")) == image
+               for env in os.listdir(root))
+
+
 def expect(summary_path, plan_dir, prev_dir):
     summary = load_json(summary_path)
     out = set()
     for change in summary["changes"]:
         address, action = change["address"], change["action"]
         if action == "keep":  # a claim apply leaves as it is, with its data
+            continue
+        if address.split("/")[1:3] == ["_shared", "Image"]:  # `+|~ ..._shared/Image/<name>`
+            out.add(f"build {address}")
             continue
         if address.split("/")[2:3] == ["Image"]:  # `~ <env>/Image/<name>`: rebuild image
             out.add("build " + "/".join(address.split("/")[:2]))
@@ -77,9 +116,12 @@ def expect(summary_path, plan_dir, prev_dir):
     for unit in sorted(u for u in units if u.count("/") == 1 and "/_" not in "/" + u):
         manifest = plan_json(plan_dir, unit)
         files = {f["path"]: f["action"] for f in summary["files"] if f["path"].startswith(unit + "/")}
-        dockerfile = files.get(unit + "/Dockerfile") in ("create", "update")
-        if builds_image(manifest) and (dockerfile or runtime):
-            out.add(f"build {unit}")
+        dockerfile = files.get(unit + "/Dockerfile")
+        image = image_of(manifest)
+        if dockerfile == "create" and image and cluster_ran(prev_dir, unit.split("/")[0], image):
+            dockerfile = None  # a new env of an image already built builds nothing
+        if builds_image(manifest) and (dockerfile in ("create", "update") or runtime):
+            out.add(f"build {image_key(manifest, unit)}")
         boot = files.get(unit + "/boot.json")
         if boot in ("create", "delete"):
             was = manifest if boot == "create" else plan_json(prev_dir, unit)
@@ -88,13 +130,27 @@ def expect(summary_path, plan_dir, prev_dir):
     return out
 
 
+def shared_elsewhere(plan_dir, unit):
+    """The addresses of the shared objects the other envs of `unit`'s cluster hold."""
+    cluster = unit.split("/")[0]
+    out = set()
+    for env in os.listdir(os.path.join(plan_dir, cluster)):
+        other = plan_json(plan_dir, f"{cluster}/{env}")
+        if other is not None and f"{cluster}/{env}" != unit:
+            out |= {o["address"] for o in other.get("objects", []) if o.get("shared")}
+    return out
+
+
 def expect_destroy(plan_dir, unit):
     manifest = plan_json(plan_dir, unit)
+    kept = shared_elsewhere(plan_dir, unit)  # another env still uses them (its image)
     out = set()
     for obj in manifest.get("objects", []):
         # Admin objects are the platform team's; claims are kept with their data unless
         # --allow-destroy names them (issue 18 C).
         if obj.get("admin") or obj.get("kind") == "PersistentVolumeClaim":
+            continue
+        if obj.get("shared") and obj["address"] in kept:
             continue
         cluster = unit.split("/")[0]
         where = f"{cluster}/_shared" if obj.get("shared") else unit
@@ -231,8 +287,9 @@ def observe_kube(log_path, state_path, replies_path, addresses):
     out = set()
     for verb, key in collapse(model.actions):
         out.add(f"{verb} {addresses.get(key, '?/?/' + key)}")
-    for what, name in builds:
-        out.add(f"build {addresses.get(('build', what, name), '?' + name)}")
+    for i, (what, name) in enumerate(builds):
+        again = "build-again" if (what, name) in builds[:i] else "build"
+        out.add(f"{again} {addresses.get(('build', what, name), '?' + name)}")
     state["objects"] = model.objects
     with open(state_path, "w", encoding="utf-8") as f:
         json.dump(state, f)
@@ -270,9 +327,9 @@ def plan_addresses(plan_dir, state):
             known[f"Secret/{secret['name']}"] = f"{unit}/Secret/{secret['name']}"
         for action in manifest.get("actions", []):
             if action.get("action") == "build":
-                known[f"build|build_config|{action['build_config']}"] = unit
+                known[f"build|build_config|{action['build_config']}"] = image_key(manifest, unit)
             elif action.get("action") == "push":
-                known[f"build|image|{action['image']}"] = unit
+                known[f"build|image|{action['image']}"] = image_key(manifest, unit)
     state["addresses"] = known
     out = dict(known)
     for key, unit in known.items():
@@ -290,7 +347,7 @@ def observe_slurm(log_path, state_path):
     jobs = state.setdefault("jobs", {})  # id -> unit
     next_id = state.get("next_id", 1000)
     seen = []
-    builds = set()
+    builds = []
     for call in calls(log_path):
         argv = call["argv"]
         if argv[0] == "sbatch":
@@ -304,12 +361,14 @@ def observe_slurm(log_path, state_path):
             seen.append(("delete", unit))
         elif argv[0] in ("podman", "buildah", "docker") and argv[1:2] == ["build"]:
             dockerfile = argv[argv.index("-f") + 1]
-            builds.add("/".join(dockerfile.split("/")[-3:-1]))
+            image = argv[argv.index("-t") + 1]
+            builds.append(image_address(dockerfile.split("/")[-3], image))
     state["next_id"] = next_id
     with open(state_path, "w", encoding="utf-8") as f:
         json.dump(state, f)
     out = {f"{verb} {unit}/SlurmJob/{unit.split('/')[1]}" for verb, unit in collapse(seen)}
-    return out | {f"build {unit}" for unit in builds}
+    return out | {("build-again " if b in builds[:i] else "build ") + b
+                  for i, b in enumerate(builds)}
 
 
 # --- Local: the sessions of each env's nodes before and after an apply.

@@ -18,17 +18,19 @@ export MLENV_FAKE_LOG="$work/calls.log" MLENV_FAKE_REPLIES="$work/replies"
 export MLENV_FAKE_BUILDS="$work/builds"
 # apply first checks that the client points at the cluster's api (E0719).
 export MLENV_FAKE_SERVER=https://api.lab.example.com:6443
-# The namespace exists; a built image's digest is the stand-in's last build of it.
-printf '%s\n' 'get namespace|0|namespace/ml' \
-  'get istag dev:|0|@'"$MLENV_FAKE_BUILDS/dev" 'get istag train:|0|@'"$MLENV_FAKE_BUILDS/train" \
-  > "$MLENV_FAKE_REPLIES"
+# The namespace exists; a built image's digest is the stand-in's last build of it (its
+# `get istag`).
+printf '%s\n' 'get namespace|0|namespace/ml' > "$MLENV_FAKE_REPLIES"
 contract_run() { PATH="$work/bin:$PATH" "$mlenvc" "$@"; }
 
 # OpenShift builds in the cluster (no registry); Kueue's queue is Kubernetes'.
 if [ "$platform" = openshift ]; then init='/registry =/d; /queue/d'; else init=''; fi
 contract_init "$work" "$here/kube.mlenv.in" "s/@PLATFORM@/$platform/; $init"
 
+# Two images: `app` of dev and train, built once, and eval's own.
 contract_plan && contract_apply
+[ "$(grep -c '^argv: \(oc start-build\|podman build\)' calls.log)" = 2 ] ||
+  contract_fail "not one build per image: $(grep '^argv: \(oc start-build\|podman build\)' calls.log)"
 contract_what="unchanged" && contract_plan && contract_apply
 contract_edit 's/workspace = 100Gi/workspace = 200Gi/' "in place: claims grow"
 contract_plan && contract_apply
@@ -36,11 +38,20 @@ contract_edit '/^env dev/,/^}/ s/nodes   = 2/nodes   = 3/' "boot.json and replic
 contract_plan && contract_apply
 contract_edit 's/"train.py"/"train2.py"/' "the run's command: a new run"
 contract_plan && contract_apply
-contract_edit 's/einops==0.8.0/einops==0.8.1/' "the image: rebuilt"
+contract_edit 's/einops==0.8.0/einops==0.8.1/' "the images: rebuilt, each once"
 contract_plan && contract_apply
-contract_edit '/^env train/,/^}/d' "the run removed"
+contract_edit '/^env eval/,/^}/d' "the run with an image of its own removed: its image too"
+contract_plan && contract_apply
+contract_edit '/^env train/,/^}/d' "a run removed: dev keeps its image"
 # The cluster's claims are shared (dev still mounts them) and kept with their data when the
 # last env leaves: neither takes a flag nor deletes one.
 contract_plan && contract_apply
+# Kueue's queue is Kubernetes' (E0418 on OpenShift), and every env of dev's namespace needs it.
+queue=''
+[ "$platform" = openshift ] || queue='\n  queue   = "team-a"'
+contract_edit '$a env train2 {\n  cluster = lab\n  image   = app\n  nodes   = 1\n  gpus    = 0\n  network = tcp\n  command = ["python", "train.py"]'"$queue"'\n}' \
+  "a new run of the image apply built: nothing is built"
+contract_plan && contract_apply
 contract_destroy dev
+contract_destroy train2
 echo "contract.$platform: apply did what each plan listed"

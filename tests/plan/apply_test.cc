@@ -839,7 +839,7 @@ TEST_CASE("off OpenShift the workloads run the pushed image by its digest", "[ap
   auto rebuilt = std::find_if(f.planned.changes.begin(), f.planned.changes.end(),
                               [](const Change& c) { return c.kind == "Image"; });
   REQUIRE(rebuilt != f.planned.changes.end());
-  CHECK(rebuilt->address == "barcelona/ml-dev-env/Image/trainer");
+  CHECK(rebuilt->address == "barcelona/_shared/Image/trainer");
   CHECK(rebuilt->action == Action::Update);
   REQUIRE(rebuilt->notes.size() == 1);
   CHECK(rebuilt->notes[0] ==

@@ -392,7 +392,7 @@ TEST_CASE("the plan marks the claims a removed StatefulSet's pods leave, with th
                         kClaim1 + "\",") != std::string::npos);
   CHECK(json.str().find(",\"delete\":7,\"keep\":3") != std::string::npos);
   CHECK(summary_line(diff) ==
-        "Plan: 8 to create, 0 to update, 0 to replace, 7 to delete, 3 to keep.");
+        "Plan: 9 to create, 0 to update, 0 to replace, 7 to delete, 3 to keep.");
 }
 
 TEST_CASE("the plan says which claims a scale-down leaves", "[destroy]") {

@@ -30,11 +30,14 @@ std::string text(const PlanDiff& diff) {
 
 TEST_CASE("a first plan creates every object", "[plan]") {
   PlanDiff diff = diff_plans(PlanTree(), tree_from_output(render({typical_env()})));
-  CHECK(diff.count(Action::Create) == 9);
+  // Eight objects and the image apply builds, a line of its own.
+  CHECK(diff.count(Action::Create) == 10);
   CHECK(diff.changes.front().address == "barcelona/_admin/SecurityContextConstraints/mlenvc-rdma");
   CHECK(text(diff).find("  + barcelona/ml-dev-env/StatefulSet/ml-dev-env\n") != std::string::npos);
+  CHECK(text(diff).find("  + barcelona/_shared/Image/ml-dev-env\n      # build image " +
+                        std::string(testing::kTypicalImage) + "\n") != std::string::npos);
   CHECK(text(diff).find("Files:\n  + barcelona/ml-dev-env/Dockerfile\n") != std::string::npos);
-  CHECK(summary_line(diff) == "Plan: 9 to create, 0 to update, 0 to replace, 0 to delete.");
+  CHECK(summary_line(diff) == "Plan: 10 to create, 0 to update, 0 to replace, 0 to delete.");
 }
 
 TEST_CASE("an edit shows exactly the changed fields", "[plan]") {
@@ -175,6 +178,45 @@ TEST_CASE("a changed boot.json rolls a dev env's pods and is a new run", "[plan]
   CHECK(summary_line(diff) == "Plan: 0 to create, 1 to update, 1 to replace, 0 to delete.");
 }
 
+TEST_CASE("envs that run one image list its build once, and a new one builds nothing", "[plan]") {
+  // Two envs of one image: their Dockerfiles are the same bytes and they share its
+  // ImageStream and BuildConfig (platforms/openshift/build.cc), which apply builds once.
+  auto of_image = [](const std::string& name) {
+    FakeEnv env = typical_env();
+    env.env = name;
+    for (testing::FakeObject& o : env.objects)
+      o.shared = o.kind == "ImageStream" || o.kind == "BuildConfig";
+    return env;
+  };
+  const FakeEnv first = of_image("ml-dev-env");
+  const FakeEnv second = of_image("second");
+  auto image_lines = [](const PlanDiff& diff) {
+    std::vector<std::string> out;
+    for (const Change& c : diff.changes) {
+      if (c.kind == "Image")
+        out.push_back((c.action == Action::Create   ? "+"
+                       : c.action == Action::Update ? "~"
+                                                    : "?") +
+                      c.address);
+    }
+    return out;
+  };
+  PlanDiff created = diff_plans(PlanTree(), tree_from_output(render({first, second})));
+  CHECK(image_lines(created) == std::vector<std::string>{"+barcelona/_shared/Image/ml-dev-env"});
+  // An env that joins an image an env of its cluster ran before: nothing to build.
+  PlanDiff joined =
+      diff_plans(tree_from_output(render({first})), tree_from_output(render({first, second})));
+  CHECK(image_lines(joined).empty());
+  // A changed Dockerfile of both: one rebuild.
+  FakeEnv changed_first = first;
+  FakeEnv changed_second = second;
+  changed_first.files["Dockerfile"] += "RUN pip install deepspeed\n";
+  changed_second.files["Dockerfile"] += "RUN pip install deepspeed\n";
+  PlanDiff rebuilt = diff_plans(tree_from_output(render({first, second})),
+                                tree_from_output(render({changed_first, changed_second})));
+  CHECK(image_lines(rebuilt) == std::vector<std::string>{"~barcelona/_shared/Image/ml-dev-env"});
+}
+
 TEST_CASE("a rebuilt image replaces the env's runs, never silently", "[plan]") {
   // apply builds the image again and runs it by its new digest (compiler/apply/steps.cc): it
   // deletes and re-creates a run and rolls a dev env's pods, though their own bytes are the
@@ -187,7 +229,7 @@ TEST_CASE("a rebuilt image replaces the env's runs, never silently", "[plan]") {
   env.files["Dockerfile"] += "RUN pip install deepspeed\n";
   PlanDiff diff = diff_plans(before, tree_from_output(render({env})));
   REQUIRE(diff.changes.size() == 3);
-  CHECK(diff.changes[0].address == "barcelona/ml-dev-env/Image/ml-dev-env");
+  CHECK(diff.changes[0].address == "barcelona/_shared/Image/ml-dev-env");
   CHECK(diff.changes[0].action == Action::Update);
   CHECK(diff.changes[1].address == "barcelona/ml-dev-env/Job/trainer");
   CHECK(diff.changes[1].action == Action::Replace);
@@ -195,7 +237,7 @@ TEST_CASE("a rebuilt image replaces the env's runs, never silently", "[plan]") {
   CHECK(diff.changes[1].file == "barcelona/ml-dev-env/job-trainer.yaml");
   CHECK(diff.changes[2].address == "barcelona/ml-dev-env/StatefulSet/ml-dev-env");
   CHECK(diff.changes[2].action == Action::Update);
-  CHECK(text(diff).find("  ~ barcelona/ml-dev-env/Image/ml-dev-env\n"
+  CHECK(text(diff).find("  ~ barcelona/_shared/Image/ml-dev-env\n"
                         "      # rebuild image " +
                         std::string(testing::kTypicalImage) + ": the Dockerfile changed\n") !=
         std::string::npos);

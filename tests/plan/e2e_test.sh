@@ -70,10 +70,11 @@ PATH="$tmp/bin:$PATH" "$mlenvc" apply --timeout 90s > apply.out || fail "apply -
 head -n 1 log | grep -qx 'argv: oc whoami --show-server' || fail "apply did not check the server first"
 grep -q '^argv: oc apply --server-side --field-manager=mlenvc' log || fail "no server-side apply"
 grep -q "^argv: oc start-build ml-dev-env --from-dir=.*/mlenv-build-.* --wait -n " log || fail "no build"
-# start-build uploads its directory to the cluster: only the env's Dockerfile and mlenv-boot's
-# sources, never the whole plan tree (other envs' files, Slurm logs).
+# start-build uploads its directory to the cluster: only the env's Dockerfile (at the root,
+# where the image's shared BuildConfig finds it) and mlenv-boot's sources, never the whole plan
+# tree (other envs' files, Slurm logs).
 context=$(grep '^context: ' log | head -n 1)
-case "$context" in *" ./_runtime/boot.cc "*"./barcelona/ml-dev-env/Dockerfile "*) ;; *) fail "$context" ;; esac
+case "$context" in "context: ./Dockerfile ./_runtime "*" ./_runtime/boot.cc "*) ;; *) fail "$context" ;; esac
 case "$context" in *plan.json* | *statefulset*) fail "the whole plan uploaded: $context" ;; esac
 grep -q '^argv: oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=90s$' log ||
   fail "no rollout wait bounded by --timeout 90s"

@@ -14,6 +14,7 @@
 # after a push. Builds as a cluster's:
 # with $MLENV_FAKE_BUILDS (a directory) set, `start-build NAME -n NS` makes a new image, whose
 # digest reference the file $MLENV_FAKE_BUILDS/NAME then holds (a reply `@FILE` prints it).
+# `get istag NAME:TAG` that no reply answers prints that file, or fails NotFound before a build.
 # For `--from-dir=DIR` it logs `context: ` and every path under DIR. As podman build,
 # `--iidfile=FILE` gets an image ID; as enroot, `import -o FILE` writes FILE.
 PATH=/usr/bin:/bin
@@ -87,6 +88,12 @@ if [ -n "$MLENV_FAKE_REPLIES" ] && [ -f "$MLENV_FAKE_REPLIES" ]; then
       exit "$status"
     fi
   done < "$MLENV_FAKE_REPLIES"
+fi
+if [ -n "$MLENV_FAKE_BUILDS" ] && [ "$1" = get ] && [ "$2" = istag ]; then
+  built="$MLENV_FAKE_BUILDS/${3%%:*}"
+  [ -f "$built" ] && { cat "$built"; exit 0; }
+  echo "Error from server (NotFound): imagestreamtags.image.openshift.io \"$3\" not found" >&2
+  exit 1
 fi
 case " $* " in
   *" whoami --show-server "* | *" config view --minify "*)

@@ -91,7 +91,7 @@ TEST_CASE("plan, edit, plan again: the second commit holds exactly the edit", "[
   FakeEnv env = typical_env();
   Planned first = plan(dir.path(), render({env}));
   REQUIRE(first.commit);
-  CHECK(first.diff.count(Action::Create) == 9);
+  CHECK(first.diff.count(Action::Create) == 10);  // eight objects, the image
   const std::string sts = "plans/barcelona/ml-dev-env/statefulset-ml-dev-env.yaml";
   CHECK(show(dir.path(), "HEAD", sts).find("replicas: 2") != std::string::npos);
   CHECK(show(dir.path(), "HEAD",

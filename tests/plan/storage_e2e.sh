@@ -46,6 +46,11 @@ done
 grep -q '^  + lab/scratch/PersistentVolumeClaim/scratch-workspace$' first.out ||
   fail "scratch's own claim is not planned"
 grep -q 'PersistentVolumeClaim/\(trainer\|eval\)-' first.out && fail "a claim named after a sharing env"
+# The three envs run one image: one BuildConfig and ImageStream named after it, one build.
+for line in Image/pytorch28 BuildConfig/pytorch28 ImageStream/pytorch28; do
+  [ "$(grep -c "^  + lab/_shared/$line\$" first.out)" = 1 ] ||
+    { cat first.out; fail "$line is not planned once"; }
+done
 grep -q '^note: lab/eval, lab/trainer: share the claims `lab-workspace` and `lab-datasets` of cluster `lab` in namespace `research`' first.err ||
   { cat first.err; fail "the plan does not say which envs share the claims"; }
 grep -q '^note: lab/scratch: its own claims `scratch-workspace` and `scratch-datasets`' first.err ||
@@ -64,6 +69,7 @@ printf '%s\n' 'get namespace|0|namespace/research' 'auth can-i|0|yes' \
   'get istag|0|image-registry.openshift-image-registry.svc:5000/research/x@sha256:0000000000000000000000000000000000000000000000000000000000000000' \
   > "$tmp/replies"
 PATH="$tmp/bin:$PATH" "$mlenvc" apply > apply.out 2> apply.err || { cat apply.err; fail "first apply"; }
+[ "$(grep -c '^argv: oc start-build pytorch28 ' log)" = 1 ] || { cat log; fail "not one build"; }
 # Each sharing env applies the cluster's claims as its own field manager, without its ApplySet
 # label (compiler/apply/steps.cc): no env's prune selects them.
 for env in trainer eval; do
@@ -80,8 +86,9 @@ git commit -qam "no eval"
 "$mlenvc" plan lab.mlenv > second.out 2> second.err || { cat second.err; fail "second plan"; }
 grep -q '^  - lab/eval/Job/eval$' second.out || fail "eval's Job is not deleted"
 grep -q 'PersistentVolumeClaim' second.out && { cat second.out; fail "a claim is planned while trainer mounts it"; }
-grep -q '^Shared objects: 2 env copies came or went with their envs; the objects stay as they are.$' second.out ||
-  fail "the plan does not say the shared claims stay"
+# Its copies of the claims and of the image's BuildConfig and ImageStream, which the others run.
+grep -q '^Shared objects: 4 env copies came or went with their envs; the objects stay as they are.$' second.out ||
+  { cat second.out; fail "the plan does not say the shared claims and image stay"; }
 grep -q '^note: lab/trainer: share the claims `lab-workspace` and `lab-datasets`' second.err ||
   fail "the note does not follow the envs that share"
 : > "$tmp/log"
@@ -89,6 +96,8 @@ PATH="$tmp/bin:$PATH" "$mlenvc" apply > apply2.out 2> apply2.err || { cat apply2
 grep -q '^argv: oc delete jobs.batch .*metadata.name=eval ' log ||
   { cat log; fail "apply does not delete eval's Job"; }
 grep -q '^argv: oc delete persistentvolumeclaim' log && { cat log; fail "apply deleted a claim trainer mounts"; }
+grep -q '^argv: oc \(start-build\|delete \(buildconfigs\|imagestreams\)\)' log &&
+  { cat log; fail "apply built or deleted the image trainer and scratch run"; }
 
 # trainer leaves too: the last env of the cluster's storage. Its claims are kept with their
 # data, as an env's own are (issue #18 C), shown once as the shared objects they are, each with

@@ -103,8 +103,8 @@ grep -q "^sbatch .* logs/.applied/image-$id1.sqsh\$" "$log" || fail "the resubmi
 # once, cancels the old job and submits the new one with the new squashfs.
 sed -i 's/numpy==2.1.3/numpy==2.1.3", "scipy==1.14.1/' lab.mlenv && git commit -qam "scipy"
 plan
-grep -q '~ lab/train/Image/train' "$work/plan.out" || { cat "$work/plan.out"; fail "the plan lists no image"; }
-grep -q '# rebuild image train:.*: the Dockerfile changed' "$work/plan.out" || { cat "$work/plan.out"; fail "no rebuild image"; }
+grep -q '~ lab/_shared/Image/trainer' "$work/plan.out" || { cat "$work/plan.out"; fail "the plan lists no image"; }
+grep -q '# rebuild image trainer:.*: the Dockerfile changed' "$work/plan.out" || { cat "$work/plan.out"; fail "no rebuild image"; }
 grep -q -- '-/+ lab/train/SlurmJob/train' "$work/plan.out" || { cat "$work/plan.out"; fail "the plan does not resubmit"; }
 export FAKE_IMAGE_ID=$id2
 apply

@@ -84,7 +84,7 @@ TEST_CASE("slurm.target: an env with an image runs in it through pyxis, with the
   CHECK(contains(script, "--container-image=\"$envdir/$image\""));
   CHECK(find(out, "lab/ranks/.gitignore")->content == "/*.sqsh\n");
   const std::string& plan = find(out, "lab/ranks/plan.json")->content;
-  CHECK(contains(plan, "\"image\": \"ranks:"));
+  CHECK(contains(plan, "\"image\": \"img:"));  // named after the image, which envs share
   CHECK(contains(plan, "\"dockerfile\": \"lab/ranks/Dockerfile\""));
   CHECK(contains(script, "mounts+=',/lustre/team:/workspace'\n"));
   CHECK(contains(script, "#SBATCH --gpus-per-node=8\n#SBATCH --exclusive\n"));
@@ -188,19 +188,19 @@ TEST_CASE("slurm.target: a value sbatch or pyxis would split is E0530 and no scr
 }
 
 TEST_CASE("slurm.target: with image.registry, pyxis pulls the name the note pushes") {
-  // The note pushes `<registry>/<env>:<tag>`, as the Kubernetes target does; enroot spells the
-  // same image `<registry host>#<path>/<env>:<tag>` (enroot's doc/cmd/import.md). The image
-  // declaration's own name (`img`) is not the pushed one.
+  // The note pushes `<registry>/<image>:<tag>`, as the Kubernetes target does (one image for
+  // the envs that run it, named after its declaration `img`, not the env `ranks`); enroot
+  // spells the same image `<registry host>#<path>/<image>:<tag>` (enroot's doc/cmd/import.md).
   ir::Env env = slurm_env(true);
   env.image.registry = "registry.example.com:5000/team";
   Diagnostics diagnostics;
   target::Output out = render(env, diagnostics);
   REQUIRE_FALSE(diagnostics.has_errors());
-  const std::string pushed = "registry.example.com:5000/team/ranks:v1";
+  const std::string pushed = "registry.example.com:5000/team/img:v1";
   bool noted = false;
   for (const std::string& note : out.notes) noted = noted || contains(note, " " + pushed);
   CHECK(noted);
   const std::string& script = find(out, "lab/ranks/ranks.sbatch")->content;
-  CHECK(contains(script, "--container-image='registry.example.com:5000#team/ranks:v1'"));
-  CHECK_FALSE(contains(script, "/img:"));
+  CHECK(contains(script, "--container-image='registry.example.com:5000#team/img:v1'"));
+  CHECK_FALSE(contains(script, "/ranks:"));
 }

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "platforms/common/env_layout.h"
 #include "tests/targets/fixtures.h"
 #include "tests/targets/schemas.h"
 #include "tests/targets/test_util.h"
@@ -469,7 +470,7 @@ TEST_CASE("kubernetes: a program mixing platforms renders each cluster with its 
   REQUIRE_FALSE(d.has_errors());
   const std::string os = openshift.cluster.name + "/" + openshift.name;
   const std::string k8s = kubernetes.cluster.name + "/" + kubernetes.name;
-  CHECK(find_file(out, os + "/buildconfig-" + openshift.name + ".yaml"));
+  CHECK(find_file(out, os + "/buildconfig-" + target::make_layout(openshift).image_name + ".yaml"));
   CHECK(find_file(out, k8s + "/statefulset-" + kubernetes.name + ".yaml"));
   CHECK_FALSE(find_file(out, k8s + "/buildconfig-" + kubernetes.name + ".yaml"));
   CHECK(find_file(out, os + "/plan.json")->content.find("\"platform\": \"openshift\"") !=

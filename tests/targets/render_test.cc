@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "platforms/common/env_layout.h"
 #include "tests/targets/fixtures.h"
 #include "tests/targets/test_util.h"
 
@@ -107,8 +108,8 @@ TEST_CASE("each env directory holds the emitted tree of product.md", "[render]")
                         "barcelona/_admin/role-ml-dev-env-use-scc.yaml",
                         "barcelona/_admin/rolebinding-ml-dev-env-use-scc.yaml",
                         "barcelona/ml-dev-env/configmap-ml-dev-env-boot.yaml",
-                        "barcelona/ml-dev-env/imagestream-ml-dev-env.yaml",
-                        "barcelona/ml-dev-env/buildconfig-ml-dev-env.yaml",
+                        "barcelona/ml-dev-env/imagestream-ml-dev-env-e343f8.yaml",
+                        "barcelona/ml-dev-env/buildconfig-ml-dev-env-e343f8.yaml",
                         "barcelona/ml-dev-env/route-ml-dev-env-vscode.yaml",
                         "barcelona/ml-dev-env/networkpolicy-ml-dev-env.yaml",
                         "barcelona/_admin/securitycontextconstraints-mlenv-ipc-lock.yaml",
@@ -246,8 +247,9 @@ TEST_CASE("an SR-IOV rail's ipam becomes its attachment's CNI ipam", "[render]")
 
 TEST_CASE("envs of one namespace emit its shared objects byte for byte alike", "[render]") {
   ir::Env a = hkim_env();
+  a.image.tools = {};  // the tools come from each env's services
   a.services = {ir::Service::vscode};
-  ir::Env b = hkim_env();
+  ir::Env b = a;
   b.name = "h-kim-2";
   b.services = {ir::Service::jupyter};
   Diagnostics d;
@@ -276,17 +278,57 @@ TEST_CASE("envs of one namespace emit its shared objects byte for byte alike", "
     attachments += out.files[i].path.ends_with("networkattachmentdefinition-eno5np0-network.yaml");
   }
   CHECK(attachments == 1);
-  // Each env builds its own image: its Dockerfile adds its own tools.
-  CHECK(find_file(out, "barcelona/h-kim/buildconfig-h-kim.yaml"));
-  CHECK(find_file(out, "barcelona/h-kim-2/buildconfig-h-kim-2.yaml"));
-  CHECK(find_file(out, "barcelona/h-kim-2/imagestream-h-kim-2.yaml"));
+  // The image is named after its declaration; the tools an env's services add make another
+  // image (another Dockerfile), named with a suffix of those tools.
+  const std::string vscode = target::image_object_name(a.image, {"code-server"});
+  const std::string jupyter = target::image_object_name(a.image, {"jupyter"});
+  CHECK(vscode.starts_with(a.image.name + "-"));
+  CHECK(vscode.size() == a.image.name.size() + 7);
+  CHECK(vscode != jupyter);
+  CHECK(target::image_object_name(a.image, {}) == a.image.name);
+  // A DNS label for the build objects and a registry path component: lower case, one dash for
+  // each run of other characters, at most 40 characters before the suffix.
+  ir::Image odd;
+  odd.name = "PyTorch_2.9--Team";
+  CHECK(target::image_object_name(odd, {}) == "pytorch-2-9-team");
+  odd.name = std::string(50, 'x');
+  CHECK(target::image_object_name(odd, {}) == std::string(40, 'x'));
+  CHECK(target::image_object_name(odd, {"jupyter"}).size() == 47);
+  CHECK(find_file(out, "barcelona/h-kim/buildconfig-" + vscode + ".yaml"));
+  CHECK(find_file(out, "barcelona/h-kim-2/buildconfig-" + jupyter + ".yaml"));
+  CHECK(find_file(out, "barcelona/h-kim-2/imagestream-" + jupyter + ".yaml"));
+  CHECK(find_file(out, "barcelona/h-kim/Dockerfile")->content !=
+        find_file(out, "barcelona/h-kim-2/Dockerfile")->content);
   const target::File* plan = find_file(out, "barcelona/h-kim-2/plan.json");
   REQUIRE(plan);
   for (const YAML::Node& o : YAML::Load(plan->content)["objects"]) {
     std::string kind = o["kind"].as<std::string>();
     bool shared = kind == "NetworkAttachmentDefinition" || kind == "ServiceAccount" ||
-                  kind == "PersistentVolumeClaim";  // the cluster's `rwx` claims
+                  kind == "PersistentVolumeClaim" ||               // the cluster's `rwx` claims
+                  kind == "ImageStream" || kind == "BuildConfig";  // the image's
     CHECK(o["shared"].as<bool>() == shared);
+  }
+  // Envs whose Dockerfiles are the same bytes share one image: one BuildConfig and
+  // ImageStream, named after it and no env, alike in both env directories (the stream holds
+  // each once).
+  ir::Env c = a;
+  c.name = "h-kim-3";
+  Diagnostics same_image;
+  target::Output both = render(program_of({a, c}), same_image);
+  CHECK(same_image.all().empty());
+  CHECK(find_file(both, "barcelona/h-kim/Dockerfile")->content ==
+        find_file(both, "barcelona/h-kim-3/Dockerfile")->content);
+  for (const std::string kind : {"buildconfig-", "imagestream-"}) {
+    const target::File* first = find_file(both, "barcelona/h-kim/" + kind + vscode + ".yaml");
+    const target::File* second = find_file(both, "barcelona/h-kim-3/" + kind + vscode + ".yaml");
+    REQUIRE(first);
+    REQUIRE(second);
+    CHECK(first->content == second->content);
+    CHECK(first->content.find("h-kim-3") == std::string::npos);
+    std::size_t streamed = 0;
+    for (std::size_t i : both.stream)
+      streamed += both.files[i].path.ends_with(kind + vscode + ".yaml");
+    CHECK(streamed == 1);
   }
 
   // Attachments that differ between two clusters on one namespace are refused (E0413).

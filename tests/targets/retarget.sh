@@ -44,7 +44,7 @@ for platform in openshift kubernetes slurm; do
     fail "build failed on $platform"
 done
 os=$tmp/openshift/lab/train k8s=$tmp/kubernetes/lab/train
-for f in job-train.yaml buildconfig-train.yaml imagestream-train.yaml; do
+for f in job-train.yaml buildconfig-trainer.yaml imagestream-trainer.yaml; do
   [ -f "$os/$f" ] || fail "openshift lacks $f"
   [ ! -f "$k8s/$f" ] || fail "kubernetes has OpenShift's $f"
 done
@@ -58,8 +58,8 @@ grep -q '"host": "train-0.train-headless.research.svc"' "$os/boot.json" || fail 
 grep -q '"host": "train-node-0-0.train-headless.research.svc"' "$k8s/boot.json" ||
   fail "kubernetes host"
 # The Dockerfile: the same but for the comment naming how it is built.
-sed '/^# Build context/d' "$os/Dockerfile" > "$tmp/os.docker"
-sed '/^# Build context/d' "$k8s/Dockerfile" > "$tmp/k8s.docker"
+sed '/^# Built by/d' "$os/Dockerfile" > "$tmp/os.docker"
+sed '/^# Built by/d' "$k8s/Dockerfile" > "$tmp/k8s.docker"
 diff -u "$tmp/os.docker" "$tmp/k8s.docker" >&2 || fail "the Dockerfiles differ"
 # Slurm: one batch script and no objects; the rank from SLURM_NODEID and rank 0 from the
 # address the script exports; the rest of boot.json and the Dockerfile as on OpenShift.
@@ -71,6 +71,6 @@ grep -v '"host' "$os/boot.json" | sed 's/JOB_COMPLETION_INDEX/RANK/' > "$tmp/os.
 grep -v '"host' "$slurm/boot.json" | sed 's/SLURM_NODEID/RANK/' > "$tmp/slurm.boot"
 diff -u "$tmp/os.boot" "$tmp/slurm.boot" >&2 || fail "slurm's boot.json differs beyond rank 0"
 grep -q '"host_env": "MLENV_RDZV_HOST"' "$slurm/boot.json" || fail "slurm's rank 0"
-sed '/^# Build context/d' "$slurm/Dockerfile" > "$tmp/slurm.docker"
+sed '/^# Built by/d' "$slurm/Dockerfile" > "$tmp/slurm.docker"
 diff -u "$tmp/os.docker" "$tmp/slurm.docker" >&2 || fail "slurm's Dockerfile differs"
 echo "retarget: one env, three platforms"

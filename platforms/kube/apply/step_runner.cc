@@ -243,10 +243,12 @@ bool StepRunner::check_grant(const Step& step) {
 }
 
 bool StepRunner::build(const Step& step) {
+  // The envs that run one image share it: built, or its digest read, once per apply.
+  if (!images_done_.insert(step.image).second) return true;
   if (request_.dry_run) {
     if (step.rebuild) show(argv(step.client, step.then));
     if (!step.args.empty())
-      show(argv(step.client, step.args), step.rebuild ? "" : " (start-build first when missing)");
+      show(argv(step.client, step.args), step.rebuild ? "" : " (built first when missing)");
     return true;
   }
   if (!step.rebuild && !step.args.empty()) {
@@ -302,7 +304,7 @@ bool StepRunner::upload_only_context(const Step& step, std::vector<std::string>&
 }
 
 bool StepRunner::push(const Step& step) {
-  if (digests_.count(step.image) != 0) return true;  // pushed for an env before this one
+  if (!images_done_.insert(step.image).second) return true;  // pushed for an env before this one
   if (!step.rebuild) {
     digests_[step.image] = step.digest;
     if (request_.dry_run)

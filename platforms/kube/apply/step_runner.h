@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,7 @@ class StepRunner {
   const int timeout_;
   std::string unit_;
   std::map<std::string, std::string> digests_;  // image -> digest reference
+  std::set<std::string> images_done_;           // images built, pushed or read in this apply
   bool run_failed_ = false;
 };
 

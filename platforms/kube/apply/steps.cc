@@ -11,6 +11,7 @@
 #include "compiler/plan/differ.h"
 #include "compiler/plan/pod_claims.h"
 #include "platforms/kube/kube_provider.h"
+#include "platforms/kube/replace_rules.h"
 
 namespace mlenv::plan {
 namespace {
@@ -257,8 +258,10 @@ class EnvStepBuilder {
     for (const PlanAction& action : plan_.actions) {
       if (action.after != object.address) continue;
       if (action.action == "build") {
-        if (Step step = build_step(action); !step.then.empty() || !step.args.empty())
-          out_.steps.push_back(std::move(step));
+        // The platform's build in the cluster (its provider's step).
+        std::optional<Step> step = kube_provider().build_step(action, env_, rebuild_);
+        if (step && (!step->then.empty() || !step->args.empty()))
+          out_.steps.push_back(std::move(*step));
         if (!action.image.empty()) images_.push_back(action.image);
       } else if (action.action == "push") {
         out_.steps.push_back(push_step(action));
@@ -295,10 +298,10 @@ class EnvStepBuilder {
     }
   }
 
-  // Off OpenShift the client builds the image from the plan directory (the env's Dockerfile
-  // and `_runtime/`) and pushes it where the workloads pull it from, then the workloads run it
-  // by the pushed digest. Only when the Dockerfile or `_runtime/` changed, as for a build, or
-  // when no digest of the image's repository is recorded; otherwise the recorded digest.
+  // Where the cluster builds none, the client builds the image from the plan directory (the env's
+  // Dockerfile and `_runtime/`) and pushes it where the workloads pull it from, then the workloads
+  // run it by the pushed digest. Only when the Dockerfile or `_runtime/` changed, as for a build,
+  // or when no digest of the image's repository is recorded; otherwise the recorded digest.
   Step push_step(const PlanAction& action) const {
     Step step;
     step.kind = StepKind::Push;
@@ -315,35 +318,8 @@ class EnvStepBuilder {
     return step;
   }
 
-  // `oc start-build` of a Binary BuildConfig needs the build context from the client
-  // (--from-dir; oc refuses a Binary build without --from-dir, --from-file or --from-archive):
-  // the env's Dockerfile and `_runtime/` of the plan directory, copied apart (the step runner
-  // uploads nothing else: not every env's files and logs). --wait makes oc exit
-  // non-zero when the build fails. `oc get istag` then names the image by digest.
-  Step build_step(const PlanAction& action) const {
-    Step step;
-    step.kind = StepKind::Build;
-    step.client = Client::Oc;
-    step.rebuild = rebuild_;
-    step.image = action.image;
-    step.subject = action.build_config;
-    step.dockerfile = env_.unit + "/Dockerfile";
-    step.waits = true;
-    step.then = {"start-build", action.build_config, "--from-dir=" + env_.plan_root, "--wait",
-                 "-n",          plan_.namespace_};
-    step.on_failure = {"logs", "bc/" + action.build_config, "-n", plan_.namespace_, "--tail=50"};
-    if (!action.image_stream_tag.empty()) {
-      step.args = {"get",
-                   "istag",
-                   action.image_stream_tag,
-                   "-n",
-                   plan_.namespace_,
-                   "-o",
-                   "jsonpath={.image.dockerImageReference}"};
-    } else if (!rebuild_) {
-      step.then.clear();
-    }
-    return step;
+  const platforms::KubeProvider& kube_provider() const {
+    return dynamic_cast<const platforms::KubeProvider&>(platforms::provider(plan_.platform));
   }
 
   // The parent the applied record named, when it is not this plan's (a record written before

@@ -28,7 +28,7 @@ enum class StepKind {
   RequireNamespace,  ///< `get namespace --ignore-not-found -o name`: empty output is E0710
   EnsureSecret,      ///< `get secret --ignore-not-found -o name`: empty output runs `then`
   CheckGrant,        ///< `auth can-i use ...`: "no" is E0711
-  Build,             ///< read the ImageStreamTag's digest; build first when needed (`then`)
+  Build,             ///< read the built image's digest (`args`); build first when needed (`then`)
   Push,              ///< build (`then`) and push (`args`) an image, reading the pushed digest
   WaitJob,           ///< poll the run's conditions until Complete(d) or Failed
   WaitRollout,       ///< `rollout status` in rounds, reading admission refusals between them
@@ -38,13 +38,13 @@ enum class StepKind {
 /// One command: arguments after the program, its stdin, and how to show that stdin.
 struct Step {
   StepKind kind = StepKind::Run;
-  Client client = Client::Kubectl;  ///< Oc for `start-build`, `logs bc/`, `get istag`, `auth`
+  Client client = Client::Kubectl;  ///< Oc for what only OpenShift's client does (its builds)
   std::vector<std::string> args;
   std::string input;       ///< JSON object(s) on stdin, "" for none
   std::string input_from;  ///< the committed file the input comes from, for dry runs
   bool waits = false;      ///< a build or rollout: subject to --timeout
   /// EnsureSecret: `create secret`, fed `random_bytes` random bytes on stdin.
-  /// Build: `start-build`; `on_failure` is the build log's tail.
+  /// Build: the build (the platform's, image_build.h); `on_failure` shows the build log's tail.
   std::vector<std::string> then;
   std::vector<std::string> on_failure;
   int random_bytes = 0;
