@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "compiler/apply/image_builder.h"
-#include "compiler/plan/plan_json.h"
+#include "platforms/common/plan_json.h"
 
 namespace mlenv::platforms {
 
