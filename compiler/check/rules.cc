@@ -481,7 +481,9 @@ void Checker::check_rules(const Value& env, const DeclState& state) {
   // the container), so it runs on any cluster.
   const bool run = !strings_at(&env, {"command"}).empty() && !env.get("acceptance");
 
-  if (const Value* rails = rdma ? rdma->get("rails") : nullptr) {
+  // A cluster's rails are shared by every env on it (copy on write): checked once.
+  if (const Value* rails = rdma ? rdma->get("rails") : nullptr;
+      rails && checked_values_.insert(rails).second) {
     check_rail_names(*rails, diagnostics_);
   }
   check_platform_fields(view, reported_platform_, diagnostics_);
