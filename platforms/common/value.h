@@ -58,6 +58,7 @@ class Value {
   const std::string& key() const { return key_; }
   /// A map's values (each with its key) or a sequence's items.
   const std::vector<Value>& items() const { return items_; }
+  /// The same, to change items in place; not to reorder a map's (assignment keeps keys).
   std::vector<Value>& items() { return items_; }
   std::size_t size() const { return items_.size(); }
 
