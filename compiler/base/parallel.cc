@@ -23,9 +23,11 @@ void parallel_for(std::size_t n, const std::function<void(std::size_t)>& body,
       errors[t] = std::current_exception();
     }
   };
+  // Every chunk runs on a thread of its own while the caller waits: glibc gives each thread
+  // its own malloc arena, and the caller's is fragmented by all it built before (a fleet's
+  // checked program, when rendering), where rendering took 9% more CPU at 10,000 envs.
   std::vector<std::thread> workers;
-  for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(run, t);
-  run(0);
+  for (std::size_t t = 0; t < threads; ++t) workers.emplace_back(run, t);
   for (std::thread& w : workers) w.join();
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);

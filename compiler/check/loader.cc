@@ -3,6 +3,7 @@
 // library (MLENV_PATH); cycles reported with the cycle.
 
 #include <algorithm>
+#include <unordered_map>
 #include <variant>
 
 #include "compiler/base/embedded.h"
@@ -226,7 +227,8 @@ Module* Checker::load(const std::string& path, SourceRange from, std::vector<Mod
 }
 
 void Checker::declare(Module& module) {
-  std::map<std::pair<std::string, std::string>, SourceRange> seen;  // (kind, name)
+  // "kind name" -> where it was first declared; hashed, as a fleet declares thousands.
+  std::unordered_map<std::string, SourceRange> seen;
   for (const ast::Item& item : module.tree->items) {
     const ast::Identifier* name = nullptr;
     const ast::Decl* decl = boost::get<ast::Decl>(&item);
@@ -243,15 +245,14 @@ void Checker::declare(Module& module) {
     } else {
       continue;
     }
-    auto key = std::make_pair(decl->kind.name, name->name);
-    if (auto previous = seen.find(key); previous != seen.end()) {
+    auto [previous, fresh] = seen.try_emplace(decl->kind.name + " " + name->name, module.at(*name));
+    if (!fresh) {
       Diagnostic& d =
           diagnostics_.report(Code::E0203, module.at(*name),
                               "the " + decl->kind.name + " `" + name->name + "` is declared twice");
       d.notes.push_back({"first declared here", previous->second});
       continue;
     }
-    seen[key] = module.at(*name);
     DeclState& state = decls_.emplace_back();
     state.decl = decl;
     state.module = &module;

@@ -331,7 +331,9 @@ void Checker::check_rules(const Value& env, const DeclState& state) {
   const ir::Platform platform = platform_of(cluster);
   const PlatformRules* rules = platform_rules(platform);
 
-  if (const Value* rails = rdma ? rdma->get("rails") : nullptr) {
+  // A cluster's rails are shared by every env on it (copy on write): checked once.
+  if (const Value* rails = rdma ? rdma->get("rails") : nullptr;
+      rails && checked_values_.insert(rails).second) {
     check_rail_names(*rails, diagnostics_);
   }
   if (rules) {

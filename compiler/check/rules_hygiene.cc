@@ -584,9 +584,12 @@ void check_hygiene(const Value& env, CheckedValues& checked, Diagnostics& diagno
     check_image(*image, checked, diagnostics);
   }
   check_resources(env, diagnostics);
-  check_networks(cluster, diagnostics);
-  check_nodes(cluster, diagnostics);
-  check_gpu_product(cluster, diagnostics);
+  // So are a cluster's: each env's cluster is a copy sharing the cluster's values, which are
+  // checked and reported once.
+  auto first = [&](const Value* value) { return value && checked.insert(value).second; };
+  if (first(child(cluster, "network"))) check_networks(cluster, diagnostics);
+  if (first(child(cluster, "nodes"))) check_nodes(cluster, diagnostics);
+  if (first(child(child(cluster, "gpus"), "product"))) check_gpu_product(cluster, diagnostics);
   check_slurm_folders(cluster, diagnostics);
   check_labels(env, diagnostics);
   check_final_storage(env, cluster, diagnostics);

@@ -42,7 +42,7 @@ void write(std::string& out, const Value& v, int indent, bool pretty) {
         if (i > 0) out += ',';
         newline(indent + 2);
         if (map) {
-          append_string(out, v.keys()[i]);
+          append_string(out, v.items()[i].key());
           out += pretty ? ": " : ":";
         }
         write(out, v.items()[i], indent + 2, pretty);

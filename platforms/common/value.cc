@@ -20,12 +20,23 @@ Value Value::strings(std::initializer_list<std::string_view> items) {
 // than growing one, two, four (this is most of the allocation in rendering a fleet).
 constexpr std::size_t kFirstCapacity = 4;
 
+Value& Value::operator=(const Value& other) {
+  if (this == &other) return *this;
+  Value copy = other;
+  return *this = std::move(copy);
+}
+
+Value& Value::operator=(Value&& other) noexcept {
+  kind_ = other.kind_;
+  int_ = other.int_;
+  string_ = std::move(other.string_);
+  items_ = std::move(other.items_);
+  return *this;
+}
+
 Value& Value::set(std::string key, Value value) {
-  if (keys_.capacity() == 0) {
-    keys_.reserve(kFirstCapacity);
-    items_.reserve(kFirstCapacity);
-  }
-  keys_.push_back(std::move(key));
+  if (items_.capacity() == 0) items_.reserve(kFirstCapacity);
+  value.key_ = std::move(key);
   items_.push_back(std::move(value));
   return items_.back();
 }
@@ -37,8 +48,8 @@ Value& Value::push(Value value) {
 }
 
 const Value* Value::find(std::string_view key) const {
-  for (std::size_t i = 0; i < keys_.size(); ++i) {
-    if (keys_[i] == key) return &items_[i];
+  for (const Value& item : items_) {
+    if (item.key_ == key) return &item;
   }
   return nullptr;
 }

@@ -277,16 +277,16 @@ void write_child(std::string& out, const Value& v, int indent, bool in_sequence)
 void write_node(std::string& out, const Value& v, int indent, bool inline_first) {
   bool first = true;
   if (v.is_map()) {
-    for (std::size_t i = 0; i < v.size(); ++i) {
+    for (const Value& item : v.items()) {
       if (!(first && inline_first)) append_indent(out, indent);
       first = false;
-      if (yaml_needs_quotes(v.keys()[i])) {
-        append_quoted(out, v.keys()[i]);
+      if (yaml_needs_quotes(item.key())) {
+        append_quoted(out, item.key());
       } else {
-        out += v.keys()[i];
+        out += item.key();
       }
       out += ':';
-      write_child(out, v.items()[i], indent, false);
+      write_child(out, item, indent, false);
     }
   } else if (v.is_seq()) {
     for (const Value& item : v.items()) {

@@ -121,10 +121,8 @@ void check_rails(const EnvLayout& layout, const std::vector<Object>& objects,
     if (!limits) continue;
     std::set<std::string> resources;
     for (const ir::Rail& rail : rails) resources.insert(rail.resource);
-    for (std::size_t i = 0; i < limits->size(); ++i) {
-      if (resources.count(limits->keys()[i])) {
-        units += static_cast<std::size_t>(limits->items()[i].as_int());
-      }
+    for (const Value& limit : limits->items()) {
+      if (resources.count(limit.key())) units += static_cast<std::size_t>(limit.as_int());
     }
   }
   if (attachments == emitted && entries == rails.size() && units == rails.size()) return;

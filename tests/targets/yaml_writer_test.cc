@@ -51,6 +51,23 @@ TEST_CASE("strings YAML 1.1 would read as other types are quoted", "[yaml]") {
   }
 }
 
+TEST_CASE("a map's value replaced in place keeps its key", "[yaml]") {
+  // A map's keys live in its values (value.h): assigning to the value `find` returns must
+  // replace the value under the same key, as builders and tests do to rewrite one field.
+  Value doc = Value::map();
+  doc.set("metadata", Value::map()).set("labels", Value::map()).set("a", "1");
+  doc.set("kind", "Pod");
+  Value labels = Value::map();
+  labels.set("b", "2");
+  *doc.find("metadata")->find("labels") = labels;
+  *doc.find("kind") = Value("Job");
+  CHECK(to_yaml(doc) == "metadata:\n  labels:\n    b: \"2\"\nkind: Job\n");
+  Value copy = *doc.find("kind");
+  doc.set("moved", std::move(copy));
+  CHECK(doc.find("moved")->as_string() == "Job");
+  CHECK(doc.find("kind")->key() == "kind");
+}
+
 TEST_CASE("the writer's output reads back as the same tree", "[yaml]") {
   Value doc = Value::map();
   doc.set("apiVersion", "v1");
