@@ -235,6 +235,7 @@ std::optional<PlanManifest> parse_plan_json(std::string_view text, std::string& 
     }
     plan.source = text_of(root, "source");
     plan.cluster = text_of(root, "cluster");
+    plan.api = optional_text(root, "api", "");
     plan.env = text_of(root, "env");
     plan.namespace_ = text_of(root, "namespace");
     if (root["inputs"]) plan.inputs = digests_of(root, "inputs");

@@ -72,6 +72,9 @@ struct PlanManifest {
   ir::Platform platform = ir::Platform::openshift;
   std::string source;
   std::string cluster;
+  /// The cluster's `api`: the host of its API server, which apply and the day-2 commands
+  /// compare with the client's (E0719); "" in plans written before the key.
+  std::string api;
   std::string env;
   std::string namespace_;
   std::vector<PlanDigest> inputs;   ///< plans before `inputs_sha256`: every file the program read
