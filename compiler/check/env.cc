@@ -36,7 +36,10 @@ void Checker::complete(Value& value, const SchemaDef& schema, const DeclState& e
             diagnostics_.report(Code::E0303, env.module->at(env.decl->name),
                                 "missing required field `" + path + field.name + "`" + in,
                                 "env `" + env.decl->name.name + "` needs it");
-        if (!field.doc.empty()) d.notes.push_back({"`" + field.name + "`: " + field.doc, {}});
+        // A note is one line: the doc's line breaks are where the schema's comment wrapped.
+        std::string doc = field.doc;
+        std::replace(doc.begin(), doc.end(), '\n', ' ');
+        if (!doc.empty()) d.notes.push_back({"`" + field.name + "`: " + doc, {}});
         if (value.decl_range.valid() && value.decl_range != env.module->at(env.decl->name)) {
           d.notes.push_back(
               {"set it in `" + value.decl + "` or where the env extends it", value.decl_range});

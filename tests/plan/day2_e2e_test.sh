@@ -17,7 +17,7 @@ grep -q '"storage": "per_pod"' plans/barcelona/ml-dev-env/plan.json || fail "no 
 
 mkdir bin && ln -s "$fake" bin/oc
 export PATH="$tmp/bin:$PATH" MLENV_FAKE_LOG="$tmp/log" MLENV_FAKE_REPLIES="$tmp/replies"
-export MLENV_FAKE_SERVER=https://barcelona.nerc.mghpcc.org:6443
+export MLENV_FAKE_SERVER=https://api.barcelona.nerc.mghpcc.org:6443
 printf '%s\n' 'get namespace|0|namespace/nccl-test' 'auth can-i|0|yes' \
   'get istag|0|image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env@sha256:0000000000000000000000000000000000000000000000000000000000000000' \
   > replies
@@ -42,14 +42,20 @@ mkdir work && echo 'print(1)' > work/train.py
 grep -q '^ml-dev-env-vscode  https://ml-dev-env-vscode-nccl-test.apps.barcelona.example.com$' \
   urls.out || fail "no vscode URL"
 pods='argv: oc get pods -n nccl-test -l app.kubernetes.io/instance=ml-dev-env -o json'
+# Each command first asks which server the client points at (E0719 unless the cluster's api).
+server='argv: oc whoami --show-server'
 cat > expected <<EOT
+$server
 $pods
 argv: oc port-forward -n nccl-test pod/ml-dev-env-0-x7k2p 5678:5678
+$server
 $pods
 argv: oc port-forward -n nccl-test pod/ml-dev-env-0-x7k2p 16006:6006
+$server
 $pods
 argv: oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-0-x7k2p:/workspace
 argv: oc rsync -n nccl-test -c mlenv --no-perms work/ ml-dev-env-1-q9w8e:/workspace
+$server
 argv: oc get routes -n nccl-test -l app.kubernetes.io/instance=ml-dev-env -o json
 EOT
 diff expected log || fail "unexpected oc calls"
@@ -89,6 +95,7 @@ for pid in $(cat pids); do
 done
 grep -q '^Dev session of barcelona/ml-dev-env stopped$' ds.out || fail "no end of session"
 cat > expected <<EOT
+$server
 $pods
 $pods
 argv: oc port-forward -n nccl-test pod/ml-dev-env-0-x7k2p 5678:5678
@@ -107,6 +114,13 @@ printf '%s\n' "get pods|0|@$recorded/pods_job.json" "get routes|0|@$recorded/rou
 [ -s log ] || fail "urls --context ran no client"
 grep -v '^argv: oc --context=admin@barcelona ' log | grep -q '^argv: ' &&
   { cat log; fail "a day-2 call without --context"; }
+# The client pointed at another cluster: refused after its one question, naming both hosts.
+: > log
+MLENV_FAKE_SERVER=https://api.staging.example.com:6443 "$mlenvc" logs ml-dev-env 2> other.err &&
+  fail "logs on another cluster"
+grep -q 'error\[E0719\]: the client.s current server is `api.staging.example.com`, not `api.barcelona.nerc.mghpcc.org`' \
+  other.err || fail "no E0719: $(cat other.err)"
+[ "$(cat log)" = "$server" ] || fail "logs on another cluster ran: $(cat log)"
 "$mlenvc" status ml-dev-env --context=--server=evil 2> ctx.err && fail "--context=--server=evil"
 grep -q 'is not a kubeconfig context name' ctx.err || fail "--context's error: $(cat ctx.err)"
 echo "day2 e2e: ok"

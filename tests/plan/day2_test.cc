@@ -564,6 +564,84 @@ TEST_CASE("day2: urls lists the env's Routes", "[day2]") {
   CHECK(f.out == "barcelona/ml-dev-env exposes no URL\n");
 }
 
+// A day-2 command names pods, Routes and Jobs by the env's names, which another cluster may
+// hold too (staging beside production): like apply (E0719), every command that asks the
+// cluster first compares the host of the client's current server with the cluster's `api`.
+TEST_CASE("day2: every command refuses a client pointed at another cluster, before it acts",
+          "[day2]") {
+  Day2Fixture f("per_pod", false);
+  f.env.env_kind = "acceptance";  // results reads only an acceptance run's
+  f.env.more_keys.push_back("\"api\": \"api.barcelona.example.com\"");
+  f.commit_plan();
+  setenv("MLENV_FAKE_SERVER", "https://api.barcelona.example.com:6443", 1);
+  REQUIRE(f.apply() == 0);
+  write_file(f.dir.path() + "/work/train.py", "print(1)\n");
+  const EnvRequest target = {"ml-dev-env", "", 60};
+  std::vector<std::pair<std::string, std::function<int(std::ostream&, Diagnostics&)>>> commands = {
+      {"status", [&](std::ostream& out, Diagnostics& d) { return show_status(target, out, d); }},
+      {"logs",
+       [&](std::ostream& out, Diagnostics& d) {
+         return show_logs({target, {}, false}, out, d);
+       }},
+      {"shell",
+       [&](std::ostream&, Diagnostics& d) {
+         return open_shell({target, 0, false}, d);
+       }},
+      {"sync",
+       [&](std::ostream& out, Diagnostics& d) {
+         SyncRequest request;
+         request.target = target;
+         request.dir = "work";
+         return sync_workspace(request, out, d);
+       }},
+      {"port-forward",
+       [&](std::ostream&, Diagnostics& d) {
+         PortForwardRequest request;
+         request.target = target;
+         return port_forward(request, d);
+       }},
+      {"urls", [&](std::ostream& out, Diagnostics& d) { return show_urls(target, out, d); }},
+      {"dev-session",
+       [&](std::ostream& out, Diagnostics& d) {
+         DevSessionRequest request;
+         request.target = target;
+         request.dir = "work";
+         return dev_session(request, out, d);
+       }},
+      {"results", [&](std::ostream& out, Diagnostics& d) {
+         ResultsRequest request;
+         request.env = "ml-dev-env";
+         return show_results(request, out, d);
+       }}};
+  setenv("MLENV_FAKE_SERVER", "https://api.staging.example.com:6443", 1);
+  for (const auto& [name, command] : commands) {
+    INFO(name);
+    CHECK(f.day2(command) == 1);
+    CHECK(f.commands() == std::vector<std::string>{"oc whoami --show-server"});
+    CHECK(f.err.find("error[E0719]: the client's current server is `api.staging.example.com`, "
+                     "not `api.barcelona.example.com`, the `api` of the cluster of "
+                     "`barcelona/ml-dev-env`") != std::string::npos);
+    CHECK(f.err.find("= note: nothing was run on the cluster") != std::string::npos);
+  }
+  // The cluster's own server: the command goes on, the client asked once.
+  setenv("MLENV_FAKE_SERVER", "https://API.barcelona.example.com", 1);
+  REQUIRE(f.day2(commands[0].second) == 0);
+  CHECK(f.commands() ==
+        std::vector<std::string>{
+            "oc whoami --show-server", kPods,
+            "oc exec -n nccl-test ml-dev-env-0 -c mlenv -- cat /run/mlenv/status.json",
+            "oc get builds -n nccl-test -l openshift.io/build-config.name=ml-dev-env "
+            "-o json",
+            "oc get routes -n nccl-test -l app.kubernetes.io/instance=ml-dev-env -o "
+            "json"});
+  // A rank that does not exist is still refused before any client call.
+  CHECK(f.day2([&](std::ostream&, Diagnostics& d) {
+    return open_shell({target, 7, false}, d);
+  }) == 1);
+  CHECK(f.err.find("[E0751]") != std::string::npos);
+  CHECK(f.commands().empty());
+}
+
 TEST_CASE("day2: an unknown, ambiguous or unapplied env is refused before any client call",
           "[day2]") {
   Day2Fixture f("per_pod", false);

@@ -60,7 +60,7 @@ git cat-file --batch-all-objects --batch | grep -q "$MLENV_E2E_TOKEN" && fail "a
 mkdir bin && ln -s "$fake" bin/oc
 export MLENV_FAKE_LOG="$tmp/log" MLENV_FAKE_REPLIES="$tmp/replies"
 # The cluster's api is the host of the client's current server, which apply checks first.
-export MLENV_FAKE_SERVER=https://barcelona.nerc.mghpcc.org:6443
+export MLENV_FAKE_SERVER=https://api.barcelona.nerc.mghpcc.org:6443
 printf '%s\n' 'get namespace|0|namespace/nccl-test' 'auth can-i|0|yes' \
   'get istag|0|image-registry.openshift-image-registry.svc:5000/nccl-test/ml-dev-env@sha256:0000000000000000000000000000000000000000000000000000000000000000' \
   > "$tmp/replies"

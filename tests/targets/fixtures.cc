@@ -18,7 +18,7 @@ ir::Image pytorch_image() {
 ir::Cluster h100_cluster(std::string name, std::string ns) {
   ir::Cluster c;
   c.name = std::move(name);
-  c.api = c.name + ".nerc.mghpcc.org";
+  c.api = "api." + c.name + ".nerc.mghpcc.org";
   c.namespace_name = std::move(ns);
   c.gpus.per_node = 4;
   c.gpus.product = "NVIDIA-H100-80GB-HBM3";

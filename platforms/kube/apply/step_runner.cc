@@ -101,27 +101,32 @@ std::vector<std::string> StepRunner::argv(Client client,
 
 bool StepRunner::check_server(const std::string& api, const std::string& units) {
   Step step;
-  // oc prints the server of its current context; kubectl's view of the kubeconfig, cut down to
-  // the current (or --context) context, holds the same URL.
-  step.args = std::filesystem::path(kubectl_).filename() == "oc"
-                  ? std::vector<std::string>{"whoami", "--show-server"}
-                  : std::vector<std::string>{"config", "view", "--minify", "-o",
-                                             "jsonpath={.clusters[0].cluster.server}"};
+  step.args = current_server_args(kubectl_);
   show(argv(step.client, step.args));
   if (request_.dry_run) return true;
   unit_ = units;
   std::optional<RunResult> result = call(step, step.args, "", true);
-  if (!result) return false;
-  const std::string host = server_host(result->output);
+  return result && is_cluster_server(result->output, api, units, "nothing was applied or deleted",
+                                     diagnostics_);
+}
+
+std::vector<std::string> current_server_args(const std::string& client) {
+  if (std::filesystem::path(client).filename() == "oc") return {"whoami", "--show-server"};
+  return {"config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}"};
+}
+
+bool is_cluster_server(std::string_view server, const std::string& api, const std::string& units,
+                       const std::string& done, Diagnostics& diagnostics) {
+  const std::string host = server_host(server);
   if (host == lower(api)) return true;
-  Diagnostic& d = diagnostics_.report(
+  Diagnostic& d = diagnostics.report(
       Code::E0719, {},
       "the client's current server is " + (host.empty() ? "none" : "`" + printable(host) + "`") +
           ", not `" + api + "`, the `api` of the cluster of " + units,
       "pick the cluster's context with --context NAME (`kubectl config get-contexts`), or log "
       "in to `" +
           api + "`");
-  d.notes.push_back({"nothing was applied or deleted", {}});
+  d.notes.push_back({done, {}});
   return false;
 }
 

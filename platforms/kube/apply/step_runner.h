@@ -22,6 +22,17 @@ namespace mlenv::plan {
 /// `fd00::1`; the text itself when it has no scheme.
 std::string server_host(std::string_view server);
 
+/// The arguments that make `client` (a path to oc or kubectl) print the URL of its current
+/// server: oc's `whoami --show-server`, else kubectl's view of the kubeconfig cut down to the
+/// current (or --context) context, which holds the same URL.
+std::vector<std::string> current_server_args(const std::string& client);
+
+/// Whether the host of `server` (what current_server_args printed) is `api`, the cluster of the
+/// envs `units` names; otherwise reports E0719 naming both hosts, with the note `done` (what
+/// was and was not done).
+bool is_cluster_server(std::string_view server, const std::string& api, const std::string& units,
+                       const std::string& done, Diagnostics& diagnostics);
+
 /// Whether `name` may be passed as `--context=NAME`: 1 to 253 letters, digits and `._-:@/`,
 /// not starting with `-` (`oc login` names contexts `<namespace>/<server>:<port>/<user>`).
 bool valid_context_name(std::string_view name);

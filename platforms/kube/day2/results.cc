@@ -4,8 +4,10 @@
 
 #include "compiler/apply/runner.h"
 #include "platforms/kube/day2/driver.h"
+#include "platforms/kube/day2/session.h"
 #include "platforms/kube/kube_apply.h"
 #include "platforms/kube/kube_provider.h"
+#include "platforms/kube/replace_rules.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -24,21 +26,20 @@ std::string rank0_selector(const PlanManifest& env) {
 }  // namespace
 
 // Rank 0's `MLENV_RESULTS` log line, through the plan's platform client. nullopt with E0703
-// when there is no client.
+// when there is no client, E0719 when it points at another cluster than the plan's.
 std::optional<ResultsSource> KubeDay2Driver::results(const PlanManifest& env,
                                                      const ResultsRequest& request,
                                                      Diagnostics& diagnostics) const {
-  std::string client = request.client;
-  if (client.empty()) client = platform_client(env.platform);
-  if (client.empty()) {
-    diagnostics.report(Code::E0703, {}, "neither `oc` nor `kubectl` is on PATH",
-                       "install the client, or pass --kubectl PATH");
-    return std::nullopt;
-  }
+  AppliedEnv applied;
+  applied.unit = env.cluster + "/" + env.env;
+  applied.plan = env;
+  std::optional<Session> session = Session::of(
+      std::move(applied), {request.env, request.client, request.timeout_seconds, request.context},
+      diagnostics);
+  if (!session || !session->check_server(diagnostics)) return std::nullopt;
   // With a selector, kubectl logs prints only the last 10 lines unless --tail says otherwise.
-  std::vector<std::string> argv = {client};
-  if (!request.context.empty()) argv.push_back("--context=" + request.context);
-  argv.insert(argv.end(), {"logs", "-n", env.namespace_, "-l", rank0_selector(env), "--tail=-1"});
+  std::vector<std::string> argv =
+      session->argv({"logs", "-n", env.namespace_, "-l", rank0_selector(env), "--tail=-1"});
   RunResult log = run_command(argv, "", request.timeout_seconds, true);
   ResultsSource found;
   if (!log.timed_out && log.status == 0) found.json = find_results_line(log.output);

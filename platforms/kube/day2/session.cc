@@ -5,6 +5,7 @@
 
 #include "compiler/apply/runner.h"
 #include "compiler/diag/render.h"
+#include "platforms/kube/apply/step_runner.h"
 #include "platforms/kube/kube_apply.h"
 
 namespace mlenv::plan::day2 {
@@ -43,8 +44,18 @@ std::string Session::selector() const {
   return "app.kubernetes.io/instance=" + name();
 }
 
+bool Session::check_server(Diagnostics& diagnostics) const {
+  if (server_checked_ || env_.plan.api.empty()) return true;
+  server_checked_ = true;  // capture's call below must not check again
+  std::optional<std::string> server = capture(current_server_args(program_), diagnostics);
+  server_checked_ = server && is_cluster_server(*server, env_.plan.api, "`" + env_.unit + "`",
+                                                "nothing was run on the cluster", diagnostics);
+  return server_checked_;
+}
+
 std::optional<std::string> Session::capture(const std::vector<std::string>& args,
                                             Diagnostics& diagnostics) const {
+  if (!check_server(diagnostics)) return std::nullopt;
   // Whole seconds left, rounded up, so a call never starts with a deadline of 0 (none).
   auto left = std::chrono::ceil<std::chrono::seconds>(deadline_ - std::chrono::steady_clock::now());
   RunResult result;

@@ -32,9 +32,14 @@ class Session {
   std::string selector() const;
 
   /// Runs `args` with what is left of the command's deadline and returns its stdout; E0706 or
-  /// E0707 when it fails, E0707 at once when the deadline has passed.
+  /// E0707 when it fails, E0707 at once when the deadline has passed. The session's first
+  /// call checks the server first (check_server).
   std::optional<std::string> capture(const std::vector<std::string>& args,
                                      Diagnostics& diagnostics) const;
+  /// Refuses (E0719) when the host of the client's current server is not the `api` the env
+  /// was applied to: a day-2 command never reaches the same names on another cluster. Asks
+  /// the client once per session; plans written before plan.json held `api` are not checked.
+  bool check_server(Diagnostics& diagnostics) const;
   /// Starts the deadline again: each round of `sync --watch` is a command of its own.
   void restart_deadline();
   /// The env's rank pods (`get pods -l <selector> -o json`).
@@ -47,7 +52,8 @@ class Session {
  private:
   AppliedEnv env_;
   std::string program_;
-  std::string context_;  ///< --context NAME, "" for the client's current context
+  std::string context_;                  ///< --context NAME, "" for the client's current context
+  mutable bool server_checked_ = false;  ///< check_server passed
   bool is_oc_ = false;
   int timeout_seconds_ = 60;
   std::chrono::steady_clock::time_point deadline_;  ///< timeout_seconds_ after Session::of
