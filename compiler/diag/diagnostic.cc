@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "platforms/kubernetes/codes_text.h"  // spliced into shared codes' texts
+#include "platforms/openshift/codes_text.h"
 
 namespace mlenv {
 
