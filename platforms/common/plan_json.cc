@@ -132,8 +132,9 @@ void read_additions(const YAML::Node& root, PlanManifest& plan) {
       plan.actions.push_back(std::move(action));
       continue;
     }
-    // Nor has a local env: its nodes are started after nothing.
-    if (action.action == "start" && action.after.empty()) {
+    // Nor has a local env: its nodes are started after nothing; a Slurm env's image is
+    // pushed before its job is submitted.
+    if ((action.action == "start" || action.action == "push") && action.after.empty()) {
       plan.actions.push_back(std::move(action));
       continue;
     }

@@ -105,11 +105,12 @@ std::string container_options(const BatchJob& job) {
     s += "mkdir -p " + dir + "\n";
     s += "mounts+=," + dir + shell_quote(":" + m.target) + "\n";
   }
-  std::string image = shell_quote(job.container_image);
+  // mlenvc apply passes the image it built as the second argument: the squashfs it imported,
+  // named by the image's ID, or the image it pushed, by its digest. A job that waited in the
+  // queue runs the image apply built for it, never one a later build moved the tag to.
+  s += "image=${2:-" + shell_quote(job.container_image) + "}\n";
+  std::string image = "\"$image\"";
   if (job.squashfs_in_envdir) {
-    // mlenvc apply passes the squashfs it imported, named by the image's ID, as the second
-    // argument: a job that waited in the queue runs the image apply built for it.
-    s += "image=${2:-" + image + "}\n";
     s += "case $image in\n";
     s += "  /* | *..*) echo \"mlenv: $image is not a file of the env's directory\" >&2; exit 78 "
          ";;\n";
@@ -179,6 +180,19 @@ std::string batch_script(const BatchJob& job) {
   s += job_token();
   s += launch(job);
   return s;
+}
+
+std::string enroot_uri(std::string_view image) {
+  // enroot splits `docker://[USER@][REGISTRY#]IMAGE[:TAG]` at '#' and fetches
+  // `/v2/IMAGE/manifests/TAG`; since 3.0.1 a TAG may hold ':' ("Allow specifying digests in
+  // Docker tags", NVIDIA/enroot 0a48a03, src/docker.sh `reg_tag="[[:alnum:]._:-]+"`), so the
+  // TAG `sha256:<hex>` fetches the manifest by its digest. `IMAGE@sha256:<hex>` parses only
+  // from enroot 4.0 (docker::_parse_uri), and pyxis passes the image to enroot as it is
+  // (NVIDIA/pyxis pyxis_slurmstepd.c, enroot_container_create: `docker://%s`).
+  std::string uri(image);
+  if (std::size_t at = uri.find("@sha256:"); at != std::string::npos) uri[at] = ':';
+  if (std::size_t slash = uri.find('/'); slash != std::string::npos) uri[slash] = '#';
+  return uri;
 }
 
 }  // namespace mlenv::target::slurm

@@ -32,9 +32,9 @@ struct BatchJob {
   std::string logs_dir;            ///< relative to the submit directory
   std::string config;              ///< boot.json's name in the submit directory
   /// What pyxis runs the env in: an enroot URI (`registry#team/name:tag`) pulled by pyxis, or
-  /// with `squashfs_in_envdir` a squashfs file's name in the env directory (`enroot import`),
-  /// which the script's second argument replaces (the one apply imported); "": the env runs on
-  /// the host.
+  /// with `squashfs_in_envdir` a squashfs file's name in the env directory (`enroot import`);
+  /// the script's second argument replaces either (the image apply pushed, by its digest, or
+  /// the squashfs it imported); "": the env runs on the host.
   std::string container_image;
   bool squashfs_in_envdir = false;
   std::vector<Mount> mounts;  ///< besides the env directory, which holds boot.json
@@ -58,5 +58,11 @@ bool safe_mount_path(std::string_view path);
 
 /// The script's text. Values are shell-quoted; `#SBATCH` values must be `safe_sbatch_value`.
 std::string batch_script(const BatchJob& job);
+
+/// The enroot URI (`[REGISTRY#]IMAGE[:TAG]`, which pyxis hands to `enroot import` after
+/// `docker://`) of the registry image `image`: `host[:port]/path/name:tag` is
+/// `host[:port]#path/name:tag`, and a digest reference `.../name@sha256:<hex>` is
+/// `...#path/name:sha256:<hex>`, the digest as the tag (enroot 3.0.1 and later).
+std::string enroot_uri(std::string_view image);
 
 }  // namespace mlenv::target::slurm

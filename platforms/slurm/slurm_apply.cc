@@ -9,6 +9,7 @@
 #include "compiler/apply/image_builder.h"
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
+#include "platforms/slurm/sbatch.h"
 #include "platforms/slurm/slurm_image.h"
 #include "platforms/slurm/slurm_jobs.h"
 #include "platforms/slurm/slurm_pin.h"
@@ -65,10 +66,13 @@ std::string recorded_job(const Repository& repo, const EnvPlan& env) {
   return recorded(repo, env, kSlurmJobTrailer);
 }
 
-// The record's trailers: the job, and the squashfs it runs when apply imported one.
-std::string job_trailers(const std::string& id, const std::string& image) {
+// The record's trailers: the job, and the image it runs: the squashfs apply imported, or the
+// digest reference of the image apply pushed.
+std::string job_trailers(const std::string& id, const std::string& image,
+                         const std::string& digest) {
   std::string out = std::string(kSlurmJobTrailer) + id + "\n";
-  if (!image.empty()) out += std::string(kSlurmImageTrailer) + image + "\n";
+  if (!image.empty() && digest.empty()) out += std::string(kSlurmImageTrailer) + image + "\n";
+  if (!digest.empty()) out += std::string(kImageTrailer) + digest + "\n";
   return out;
 }
 
@@ -76,9 +80,9 @@ std::string job_trailers(const std::string& id, const std::string& image) {
 // change with any edit of the source, a comment too) are those its record applied: the same
 // script, boot.json and Dockerfile, and for an image apply builds the same `_runtime/`, so the
 // recorded job is still this env's run.
-bool job_files_unchanged(const EnvPlan& env, const PlanAction& action) {
+bool job_files_unchanged(const EnvPlan& env, const PlanAction& action, const PlanAction* push) {
   if (!env.applied_commit) return false;
-  if (!action.image.empty() && image_inputs_changed(env)) return false;
+  if ((!action.image.empty() || push) && image_inputs_changed(env)) return false;
   const std::string plan_json = env.dir + "/plan.json";
   auto job_files = [&plan_json](const PlanTree& tree) {
     std::map<std::string, BlobId> files;
@@ -120,23 +124,31 @@ bool cancel_replaced_job(const ApplyRequest& request, const EnvPlan& env, const 
   return request.dry_run || cancel_active_job(request, env.unit, id, out, diagnostics);
 }
 
+// The images of this apply's envs, each built once: imported for pyxis, or pushed.
+struct AppliedImages {
+  ImportedImages imported;
+  PushedImages pushed;
+};
+
 // Submits one env's `submit` action; false when apply must stop (diagnostics reported). An env
 // whose job files are those last applied keeps its job ("unchanged"), as a Job whose spec is
 // unchanged is not applied again; a changed env's recorded job is cancelled first. The env's
-// job, submitted or kept, is added to `jobs` for --wait.
+// job, submitted or kept, is added to `jobs` for --wait. `push`: the env's image is pushed
+// to its registry first (once for the envs of the image, `images.pushed`) and the job runs it
+// by the pushed digest.
 bool submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
                 const ObjectId& head_tree, const std::string& workdir, const EnvPlan& env,
-                const PlanAction& action, ImportedImages& images, std::vector<SubmittedJob>& jobs,
-                std::ostream& out, Diagnostics& diagnostics) {
+                const PlanAction& action, const PlanAction* push, AppliedImages& images,
+                std::vector<SubmittedJob>& jobs, std::ostream& out, Diagnostics& diagnostics) {
   const std::string previous = recorded_job(repo, env);
   const std::string previous_image = recorded(repo, env, kSlurmImageTrailer);
-  if (!previous.empty() && job_files_unchanged(env, action)) {
+  if (!previous.empty() && job_files_unchanged(env, action, push)) {
     out << env.unit << ": unchanged, Slurm job " << previous << '\n';
     if (request.dry_run) return true;
     // A new plan.json (input digests) is recorded, still naming the job.
     if (repo.subtree(head_tree, env.dir) != repo.commit_tree(*env.applied_commit) &&
         !record_applied(repo, env, false, *head.commit, head_tree, diagnostics,
-                        job_trailers(previous, previous_image)))
+                        job_trailers(previous, previous_image, push ? env.applied_image : "")))
       return false;
     jobs.push_back({env.unit, previous});
     return true;
@@ -145,9 +157,16 @@ bool submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
   // The image before the old job is cancelled: it runs on while the new image is built and
   // imported, and a job is never submitted before its image is there.
   std::string image;
-  if (!action.image.empty()) {
+  std::string digest;
+  if (push) {
+    std::optional<std::string> pushed =
+        pushed_slurm_image(request, env, *push, images.pushed, out, diagnostics);
+    if (!pushed) return false;
+    digest = *pushed;
+    image = target::slurm::enroot_uri(digest);
+  } else if (!action.image.empty()) {
     std::optional<std::string> imported =
-        slurm_image(request, env, previous_image, dir, action, images, out, diagnostics);
+        slurm_image(request, env, previous_image, dir, action, images.imported, out, diagnostics);
     if (!imported) return false;
     image = *imported;
   }
@@ -174,25 +193,33 @@ bool submit_env(const ApplyRequest& request, Repository& repo, const Head& head,
   out << "Submitted " << env.unit << " as Slurm job " << *id << '\n';
   out.flush();
   if (!record_applied(repo, env, false, *head.commit, head_tree, diagnostics,
-                      job_trailers(*id, image)))
+                      job_trailers(*id, image, digest)))
     return false;
   jobs.push_back({env.unit, *id});
   return true;
 }
 
-// The squashfs of each image that an env applied before imported from the inputs it has now:
-// an env that joins the image, or runs it anew, links it instead of building it again.
-ImportedImages recorded_images(const Repository& repo, const std::string& workdir,
-                               const std::vector<EnvPlan>& envs) {
-  ImportedImages out;
+// The squashfs of each image that an env applied before imported from the inputs it has now,
+// and the digest of each one it pushed: an env that joins the image, or runs it anew, links or
+// runs it instead of building it again.
+AppliedImages recorded_images(const Repository& repo, const std::string& workdir,
+                              const std::vector<EnvPlan>& envs) {
+  AppliedImages out;
   for (const EnvPlan& env : envs) {
+    if (image_inputs_changed(env)) continue;
+    for (const PlanAction& action : env.manifest.actions) {
+      if (action.action == "push" && is_digest_reference(env.applied_image) &&
+          image_repository(env.applied_image) == image_repository(action.image))
+        out.pushed.emplace(action.image, env.applied_image);
+    }
     const std::string squashfs = recorded(repo, env, kSlurmImageTrailer);
-    if (squashfs.empty() || !is_squashfs_path(squashfs) || image_inputs_changed(env)) continue;
+    if (squashfs.empty() || !is_squashfs_path(squashfs)) continue;
     const std::string path = workdir + "/" + env.dir + "/" + squashfs;
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error)) continue;
     for (const PlanAction& action : env.manifest.actions) {
-      if (action.action == "submit" && !action.image.empty()) out.emplace(action.image, path);
+      if (action.action == "submit" && !action.image.empty())
+        out.imported.emplace(action.image, path);
     }
   }
   return out;
@@ -232,11 +259,13 @@ int apply_slurm_envs(const ApplyRequest& request, Repository& repo, const Head& 
   // Every env is submitted first, then --wait follows all its jobs: one long job holds no
   // other env back in the queue.
   std::vector<SubmittedJob> jobs;
-  ImportedImages images = recorded_images(repo, workdir, envs);
+  AppliedImages images = recorded_images(repo, workdir, envs);
   for (const EnvPlan& env : envs) {
+    const PlanAction* push = nullptr;
     for (const PlanAction& action : env.manifest.actions) {
+      if (action.action == "push") push = &action;
       if (action.action != "submit") continue;
-      if (!submit_env(request, repo, head, head_tree, workdir, env, action, images, jobs, out,
+      if (!submit_env(request, repo, head, head_tree, workdir, env, action, push, images, jobs, out,
                       diagnostics))
         return 1;
     }

@@ -5,6 +5,7 @@
 
 #include "compiler/apply/image_builder.h"
 #include "compiler/apply/runner.h"
+#include "compiler/diag/render.h"
 #include "platforms/slurm/slurm_pin.h"
 
 namespace mlenv::plan {
@@ -24,18 +25,27 @@ std::string image_id(std::string text) {
   return hex64(text) ? text : "";
 }
 
-// Runs `argv` under --timeout, its output on the caller's; false with E0706.
-bool run(const ApplyRequest& request, const std::string& unit, const std::vector<std::string>& argv,
-         std::ostream& out, Diagnostics& diagnostics) {
+// Runs `argv` under --timeout, its output on the caller's (captured first with `capture`);
+// nullopt with E0706.
+std::optional<RunResult> run(const ApplyRequest& request, const std::string& unit,
+                             const std::vector<std::string>& argv, std::ostream& out,
+                             Diagnostics& diagnostics, bool capture = false) {
   out << "$ " << shell_words(argv) << '\n';
   out.flush();
-  RunResult result = run_command(argv, "", *parse_duration(request.steps.timeout));
-  if (result.status == 0 && !result.timed_out) return true;
+  RunResult result = run_command(argv, "", *parse_duration(request.steps.timeout), capture);
+  out << printable(result.output, true);
+  if (result.status == 0 && !result.timed_out) return result;
   diagnostics.report(
       Code::E0706, {},
       unit + ": `" + shell_words(argv) + "` exited with status " + std::to_string(result.status),
       "its own message is above; nothing was submitted");
-  return false;
+  return std::nullopt;
+}
+
+// `builder` (its path) and its arguments `args`.
+std::vector<std::string> command(const std::string& builder, std::vector<std::string> args) {
+  args.insert(args.begin(), builder);
+  return args;
 }
 
 // Links the image's squashfs `from` (absolute) into the env's logs/.applied/ under its own name
@@ -79,6 +89,55 @@ bool is_squashfs_path(std::string_view path) {
          hex64(path.substr(prefix.size(), path.size() - prefix.size() - 5));
 }
 
+std::optional<std::string> pushed_slurm_image(const ApplyRequest& request, const EnvPlan& env,
+                                              const PlanAction& action, PushedImages& pushed,
+                                              std::ostream& out, Diagnostics& diagnostics) {
+  if (is_digest_reference(env.applied_image) && !image_inputs_changed(env) &&
+      image_repository(env.applied_image) == image_repository(action.image)) {
+    out << env.unit << ": image unchanged, " << env.applied_image << '\n';
+    pushed.emplace(action.image, env.applied_image);
+    return env.applied_image;
+  }
+  if (auto shared = pushed.find(action.image); shared != pushed.end()) {
+    out << env.unit << ": image pushed for another env of it, " << shared->second << '\n';
+    return shared->second;
+  }
+  const std::string builder = find_image_builder();
+  const std::string shown = builder.empty() ? "podman" : builder;
+  const std::vector<std::string> build = command(
+      shown,
+      image_build_args(env.plan_root + "/" + action.dockerfile, action.image, env.plan_root));
+  if (request.dry_run) {
+    out << "$ " << shell_words(build) << '\n';
+    out << "$ " << shell_words(command(shown, image_push_args(shown, action.image, "<file>")))
+        << '\n';
+    return pushed[action.image] = image_repository(action.image) + "@sha256:<digest>";
+  }
+  if (builder.empty()) {
+    diagnostics.report(Code::E0703, {},
+                       env.unit +
+                           ": its image must be built and pushed, and no podman, buildah "
+                           "or docker is on PATH",
+                       "apply it from a host that has one and can push to the registry");
+    return std::nullopt;
+  }
+  if (!run(request, env.unit, build, out, diagnostics)) return std::nullopt;
+  DigestFile digest_file;
+  const std::vector<std::string> push =
+      command(builder, image_push_args(builder, action.image, digest_file.path()));
+  std::optional<RunResult> result = run(request, env.unit, push, out, diagnostics, true);
+  if (!result) return std::nullopt;
+  const std::string digest = pushed_digest(digest_file.text(), result->output);
+  if (digest.empty()) {
+    diagnostics.report(Code::E0712, {},
+                       env.unit + ": `" + shell_words(push) + "` printed no image digest",
+                       "the job runs the image by the digest its push reports; nothing was "
+                       "submitted");
+    return std::nullopt;
+  }
+  return pushed[action.image] = digest_reference(action.image, digest);
+}
+
 std::optional<std::string> slurm_image(const ApplyRequest& request, const EnvPlan& env,
                                        const std::string& recorded, const std::string& env_dir,
                                        const PlanAction& action, ImportedImages& imported,
@@ -97,9 +156,9 @@ std::optional<std::string> slurm_image(const ApplyRequest& request, const EnvPla
   // podman:// from containers-storage (podman and buildah) (NVIDIA/enroot src/docker.sh,
   // docker::daemon::import).
   const std::string scheme = fs::path(builder).filename() == "docker" ? "dockerd://" : "podman://";
-  std::vector<std::string> build =
-      image_build_args(env.plan_root + "/" + action.dockerfile, action.image, env.plan_root);
-  build.insert(build.begin(), builder.empty() ? "podman" : builder);
+  std::vector<std::string> build = command(
+      builder.empty() ? "podman" : builder,
+      image_build_args(env.plan_root + "/" + action.dockerfile, action.image, env.plan_root));
   if (request.dry_run) {
     build.insert(build.begin() + 2, "--iidfile=<file>");
     out << "$ " << shell_words(build) << '\n';

@@ -5,7 +5,9 @@
 // a job that waits in the queue runs the image apply built for it, and a rebuilt image is a new
 // file, never one a queued job is about to read. The envs that run one image share it: it is
 // built and imported once, and every other env's logs/.applied/ holds a hard link to that one
-// squashfs (one file on disk, whichever env leaves first).
+// squashfs (one file on disk, whichever env leaves first). An image at `image.registry` is
+// built and pushed instead, once for the envs that run it, and their jobs pull it by the pushed
+// digest (pushed_slurm_image).
 
 #include <map>
 #include <optional>
@@ -44,5 +46,20 @@ std::optional<std::string> slurm_image(const ApplyRequest& request, const EnvPla
                                        const std::string& recorded, const std::string& env_dir,
                                        const PlanAction& action, ImportedImages& imported,
                                        std::ostream& out, Diagnostics& diagnostics);
+
+/// The digest reference (`<repository>@sha256:<hex>`) each registry image (a `push` action's
+/// `image`) runs by in this apply: pushed for an env before this one, or recorded by one whose
+/// image inputs are these.
+using PushedImages = std::map<std::string, std::string>;
+
+/// The digest reference the job of `env` runs when its image is at `image.registry` (its `push`
+/// action `action`): the record's (`Image-Digest:`) when the image's inputs are those it
+/// applied; else the one in `pushed` (the image is pushed once for all its envs); otherwise the
+/// image is built and pushed now, the push reports it, and it is added to `pushed`. With
+/// --dry-run it prints the commands instead. nullopt with E0703 (no builder on PATH), E0706 (a
+/// command failed) or E0712 (the push named no digest).
+std::optional<std::string> pushed_slurm_image(const ApplyRequest& request, const EnvPlan& env,
+                                              const PlanAction& action, PushedImages& pushed,
+                                              std::ostream& out, Diagnostics& diagnostics);
 
 }  // namespace mlenv::plan

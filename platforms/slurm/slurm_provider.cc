@@ -51,9 +51,9 @@ void SlurmProvider::diff_unit(const plan::PlanTree& before, const plan::PlanTree
   const std::string env = unit.substr(unit.rfind('/') + 1);
   diff_unit_run(before, after, unit, paths, {"SlurmJob", env + ".sbatch", "run spec changed"},
                 diff);
-  // An image apply builds and imports (slurm_image.h), which the envs that run it share: the
-  // plan lists it once, when no env of the cluster ran it before or when it is built again;
-  // the job is submitted anew to run a rebuilt one, also when only `_runtime/` changed.
+  // An image apply builds and imports or pushes (slurm_image.h), which the envs that run it share:
+  // the plan lists it once, when no env of the cluster ran it before or when it is built again; the
+  // job is submitted anew to run a rebuilt one, also when only `_runtime/` changed.
   const std::string cause = image_rebuild_cause(before, after, unit, paths, diff);
   const bool created = before.find(unit + "/plan.json") == nullptr;
   if (cause.empty() && !created) return;
@@ -66,7 +66,9 @@ void SlurmProvider::diff_unit(const plan::PlanTree& before, const plan::PlanTree
   std::optional<plan::PlanManifest> plan = plan::parse_plan_json(*text, error);
   if (!plan) return;
   for (const plan::PlanAction& action : plan->actions) {
-    if (action.action != "submit" || action.image.empty()) continue;
+    // An image apply imports is the submit's; one it pushes to `image.registry` is a push's.
+    const bool built = action.action == "push" || action.action == "submit";
+    if (!built || action.image.empty()) continue;
     const std::string job = unit + "/SlurmJob/" + env;
     auto it = std::find_if(diff.changes.begin(), diff.changes.end(),
                            [&](const plan::Change& c) { return c.address == job; });

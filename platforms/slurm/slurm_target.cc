@@ -21,16 +21,10 @@ namespace {
 constexpr const char* kWorkspace = "/workspace";
 constexpr const char* kDatasets = "/datasets";
 
-// The enroot URI of the env's image as the note says to push it, `<registry>/<env>:<tag>` (the
-// Kubernetes target's name too: each env builds its own image, whatever its declaration is
-// called). enroot separates the registry host with '#' (`docker://[USER@][REGISTRY#]IMAGE[:TAG]`,
-// enroot's doc/cmd/import.md).
-std::string enroot_uri(const EnvLayout& layout) {
-  const std::string& registry = layout.env->image.registry;
-  std::size_t slash = registry.find('/');
-  std::string host = registry.substr(0, slash);
-  std::string path = slash == std::string::npos ? "" : registry.substr(slash + 1) + "/";
-  return host + "#" + path + layout.image_tag;
+// The image apply pushes for an env with `image.registry`: `<registry>/<image>:<tag>`, once
+// for the envs that run it, the Kubernetes target's name too (one image per declaration).
+std::string pushed_image(const EnvLayout& layout) {
+  return layout.env->image.registry + "/" + layout.image_tag;
 }
 
 BatchJob batch_job(const EnvLayout& layout) {
@@ -61,7 +55,8 @@ BatchJob batch_job(const EnvLayout& layout) {
     job.container_image = env.name + ".sqsh";
     job.squashfs_in_envdir = true;
   } else {
-    job.container_image = enroot_uri(layout);
+    // By its tag only when the script runs without apply's argument, the pushed digest.
+    job.container_image = enroot_uri(pushed_image(layout));
   }
   // Commands and the DeepSpeed files point at /workspace: without the cluster's workspace_dir
   // the env directory's own workspace/ (shared by every node, as the env directory is) is it.
@@ -106,10 +101,18 @@ void check_script_values(const ir::Env& env, Diagnostics& diagnostics) {
 
 // apply submits the script (PLAN_JSON.md): the env has no objects, so after nothing. An image
 // mlenvc builds (no `image.registry`) is built and imported by apply first: `image` is its
-// local name, `dockerfile` its Dockerfile relative to the output root.
+// local name, `dockerfile` its Dockerfile relative to the output root. An image at
+// `image.registry` is built and pushed first (`push`, as on Kubernetes), and the job runs it
+// by the pushed digest.
 PlanActions plan_actions(const EnvLayout& layout) {
   const ir::Env& env = *layout.env;
   PlanActions steps;
+  if (!env.on_host && !env.image.registry.empty()) {
+    plan::PlanAction& push = steps.actions.emplace_back();
+    push.action = "push";
+    push.image = pushed_image(layout);
+    push.dockerfile = layout.dir + "/Dockerfile";
+  }
   plan::PlanAction& submit = steps.actions.emplace_back();
   submit.action = "submit";
   submit.script = script_name(env);
@@ -128,11 +131,12 @@ std::string build_command(const EnvLayout& layout, const std::string& dockerfile
 // How the env's image reaches the nodes, for the people who run the build.
 std::string image_note(const EnvLayout& layout) {
   const ir::Env& env = *layout.env;
-  std::string build = build_command(layout, layout.dir + "/Dockerfile");
   if (!env.image.registry.empty()) {
-    return "build and push the image, pyxis pulls it: " + build + " && podman push " +
-           layout.image_tag + " " + env.image.registry + "/" + layout.image_tag;
+    return "mlenvc apply builds and pushes " + pushed_image(layout) +
+           " and the job runs it by the pushed digest (podman, buildah or docker where apply "
+           "runs; pyxis pulls it on the nodes)";
   }
+  const std::string build = build_command(layout, layout.dir + "/Dockerfile");
   return "mlenvc apply builds the image and imports it for pyxis into " + layout.dir +
          "/logs/.applied/ (by hand: " + build + " && enroot import -o " + layout.dir + "/" +
          env.name + ".sqsh podman://" + layout.image_tag + ")";

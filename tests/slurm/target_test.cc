@@ -2,6 +2,7 @@
 // and that a value which could change a script's structure is reported (E0530), not written.
 #include <catch2/catch.hpp>
 
+#include "platforms/slurm/sbatch.h"
 #include "platforms/slurm/slurm_target.h"
 
 using namespace mlenv;
@@ -187,10 +188,13 @@ TEST_CASE("slurm.target: a value sbatch or pyxis would split is E0530 and no scr
   }
 }
 
-TEST_CASE("slurm.target: with image.registry, pyxis pulls the name the note pushes") {
-  // The note pushes `<registry>/<image>:<tag>`, as the Kubernetes target does (one image for
-  // the envs that run it, named after its declaration `img`, not the env `ranks`); enroot
-  // spells the same image `<registry host>#<path>/<image>:<tag>` (enroot's doc/cmd/import.md).
+TEST_CASE("slurm.target: with image.registry, apply pushes the image and the job runs its digest") {
+  // apply pushes `<registry>/<image>:<tag>`, as the Kubernetes target does (one image for the
+  // envs that run it, named after its declaration `img`, not the env `ranks`; plan.json's
+  // `push`, after nothing: the env has no objects), and passes the pushed digest as the
+  // script's second argument; enroot spells the image `<registry host>#<path>/<image>:<tag>`
+  // (enroot's doc/cmd/import.md, `docker://[USER@][REGISTRY#]IMAGE[:TAG]`), which pyxis pulls
+  // only when the script runs without apply.
   ir::Env env = slurm_env(true);
   env.image.registry = "registry.example.com:5000/team";
   Diagnostics diagnostics;
@@ -198,9 +202,26 @@ TEST_CASE("slurm.target: with image.registry, pyxis pulls the name the note push
   REQUIRE_FALSE(diagnostics.has_errors());
   const std::string pushed = "registry.example.com:5000/team/img:v1";
   bool noted = false;
-  for (const std::string& note : out.notes) noted = noted || contains(note, " " + pushed);
+  for (const std::string& note : out.notes) noted = noted || contains(note, " " + pushed + " ");
   CHECK(noted);
   const std::string& script = find(out, "lab/ranks/ranks.sbatch")->content;
-  CHECK(contains(script, "--container-image='registry.example.com:5000#team/img:v1'"));
+  CHECK(contains(script, "image=${2:-'registry.example.com:5000#team/img:v1'}\n"));
+  CHECK(contains(script, "container=(--container-image=\"$image\" "));
   CHECK_FALSE(contains(script, "/ranks:"));
+  const std::string& plan = find(out, "lab/ranks/plan.json")->content;
+  CHECK(contains(plan, "      \"action\": \"push\",\n      \"after\": \"\",\n      \"image\": \"" +
+                           pushed + "\",\n      \"dockerfile\": \"lab/ranks/Dockerfile\"\n"));
+  CHECK_FALSE(find(out, "lab/ranks/.gitignore"));
+}
+
+TEST_CASE("slurm.target: an image's enroot URI, by tag or by digest") {
+  using target::slurm::enroot_uri;
+  CHECK(enroot_uri("registry.example.com:5000/team/ranks:v1") ==
+        "registry.example.com:5000#team/ranks:v1");
+  CHECK(enroot_uri("registry.example.com/ranks:v1") == "registry.example.com#ranks:v1");
+  // The digest as the tag: enroot fetches `/v2/<image>/manifests/<tag>` and admits ':' in a tag
+  // since 3.0.1 (NVIDIA/enroot 0a48a03, src/docker.sh); `@sha256:` parses only from 4.0.
+  const std::string hex(64, 'a');
+  CHECK(enroot_uri("registry.example.com:5000/team/ranks@sha256:" + hex) ==
+        "registry.example.com:5000#team/ranks:sha256:" + hex);
 }
