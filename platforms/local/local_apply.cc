@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -194,14 +196,24 @@ int gpus_per_node(const EnvPlan& env) {
   }
 }
 
-// Builds the env's image when its inputs changed, then starts one container per node.
+// What one apply keeps across its envs: the mlenv-boot it found, the images it built.
+struct ApplyRun {
+  std::optional<std::string> boot;
+  std::set<std::string> built;  ///< envs of one image share it: it is built once (issue 18)
+};
+
+// Builds the env's image when its inputs changed and no env before it in this apply built
+// it, then starts one container per node.
 int start_containers(const ApplyContext& context, const EnvPlan& env, const std::string& dir,
-                     const PlanAction& start, const std::string& runtime, std::ostream& out,
-                     Diagnostics& diagnostics) {
+                     const PlanAction& start, const std::string& runtime, ApplyRun& run,
+                     std::ostream& out, Diagnostics& diagnostics) {
   const ApplyRequest& request = context.request;
   const std::string plan_root =
       context.workdir + "/" + env.dir.substr(0, env.dir.size() - env.unit.size() - 1);
-  if (image_inputs_changed(env, start)) {
+  if (run.built.count(start.image) != 0) {
+    out << env.unit << ": its image " << start.image << " is built above\n";
+  } else if (image_inputs_changed(env, start)) {
+    run.built.insert(start.image);
     const std::vector<std::string> build =
         platforms::local::build_command(runtime, plan_root, start.dockerfile, start.image);
     out << (request.dry_run ? "Would build " : "Building ") << env.unit << "'s image: $ "
@@ -242,8 +254,8 @@ bool started(const std::string& dir) {
 
 // One env: kept while its files are those last applied, running or ended, as a run that did
 // not change is not run again (a Job, a Slurm job); else stopped and started.
-int apply_env(const ApplyContext& context, const EnvPlan& env, std::optional<std::string>& boot,
-              std::ostream& out, Diagnostics& diagnostics) {
+int apply_env(const ApplyContext& context, const EnvPlan& env, ApplyRun& run, std::ostream& out,
+              Diagnostics& diagnostics) {
   const ApplyRequest& request = context.request;
   const std::string dir = context.workdir + "/" + env.dir;
   if (run_files_unchanged(env) && started(dir)) {
@@ -262,14 +274,14 @@ int apply_env(const ApplyContext& context, const EnvPlan& env, std::optional<std
           << (wanted.empty() ? "neither podman nor docker is" : wanted + " is not")
           << " on PATH: its nodes run on the host, not in its image\n";
   }
-  if (runtime) return start_containers(context, env, dir, *start, *runtime, out, diagnostics);
+  if (runtime) return start_containers(context, env, dir, *start, *runtime, run, out, diagnostics);
   out << (request.dry_run ? "Would start " : "Starting ") << env.unit << ": " << node_count(env)
       << " mlenv-boot process" << (node_count(env) == 1 ? "" : "es") << " on this machine\n";
   if (request.dry_run) return 0;
-  if (!boot) boot = find_boot(diagnostics);
-  if (!boot) return 1;
+  if (!run.boot) run.boot = find_boot(diagnostics);
+  if (!run.boot) return 1;
   if (!platforms::local::record_runtime(dir, "")) return 1;
-  const std::string path = *boot;
+  const std::string path = *run.boot;
   return start_env(
       context, env, dir,
       [&](int) {
@@ -306,10 +318,10 @@ int LocalApplyDriver::apply(const ApplyContext& context, const std::vector<EnvPl
                      diagnostics))
       return 1;
   }
-  std::optional<std::string> boot;
+  ApplyRun run;
   int status = 0;
   for (const EnvPlan& env : envs) {
-    int one = apply_env(context, env, boot, out, diagnostics);
+    int one = apply_env(context, env, run, out, diagnostics);
     if (one == 1) return 1;
     status = std::max(status, one);
   }

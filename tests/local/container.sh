@@ -7,7 +7,7 @@
 # logs, shell --rank 1 (an `exec` into rank 1's container), an unchanged apply (nothing run),
 # a changed command (the containers removed, no rebuild), a changed image (rebuilt), destroy
 # (`rm -f`, no process left); `runtime = host`, and a runtime not on PATH, run on the host;
-# `runtime` on a Slurm cluster is E0418.
+# two envs of one image build it once; `runtime` on a Slurm cluster is E0418.
 # Usage: container.sh MLENVC MLENV_BOOT FAKE_PODMAN PROGRAM_TEMPLATE
 set -euo pipefail
 mlenvc=$1 boot=$2 fake=$3 template=$4
@@ -125,6 +125,22 @@ rm -f "$dir"/run/rank-*.txt
 [ ! -s podman.log ] || fail "runtime = host ran podman"
 wait_running "runtime = host does not run"
 "$mlenvc" destroy boxed >destroy.out 2>&1 || { cat destroy.out; fail "destroy failed"; }
+
+# Two envs of one image: a dry run builds it once (issue 18: one image per program).
+sed -i 's/runtime  = host/runtime  = podman/' lab.mlenv
+twin_rdzv=$(free_port)
+twin_master=$(free_port)
+while [ "$twin_master" = "$twin_rdzv" ]; do twin_master=$(free_port); done
+printf '%s\n' 'env twin {' '  cluster     = laptop' '  image       = app' '  gpus        = 0' \
+  '  network     = tcp' '  command     = ["true"]' "  rdzv_port   = $twin_rdzv" \
+  "  master_port = $twin_master" '}' >>lab.mlenv
+git commit -qam "a twin of one image"
+"$mlenvc" plan lab.mlenv >plan.out 2>&1 || { cat plan.out; exit 1; }
+"$mlenvc" apply --dry-run >apply.out 2>&1 || { cat apply.out; fail "dry run failed"; }
+[ "$(grep -c "^Would build " apply.out)" = 1 ] || { cat apply.out; fail "not one build of the shared image"; }
+grep -qx "laptop/twin: its image $image is built above" apply.out ||
+  grep -qx "laptop/boxed: its image $image is built above" apply.out ||
+  { cat apply.out; fail "the second env does not say its image is built"; }
 
 # `runtime` is local's: E0418 on Slurm.
 printf '%s\n' 'cluster hpc {' '  platform  = slurm' '  api       = "x"' '  partition = "gpu"' \
