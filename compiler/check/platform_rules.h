@@ -72,9 +72,10 @@ class PlatformRules {
   virtual ir::Platform platform() const = 0;
   /// The fields only some platforms have that this one has.
   virtual std::vector<PlatformField> fields() const = 0;
-  /// Whether its envs are batch jobs on the nodes' hosts rather than pods: then the rules of
-  /// pods (names, interfaces, restarts, a rail's attachment) do not apply to them.
-  virtual bool batch_jobs() const { return false; }
+  /// Whether its envs run on the nodes' hosts (batch jobs, local processes) rather than in
+  /// pods: then the rules of pods (names, interfaces, restarts, a rail's attachment) do not
+  /// apply to them.
+  virtual bool on_hosts() const { return false; }
   /// Checks one env of its clusters: what the platform needs, and what it cannot run.
   virtual void check(const PlatformEnv& env, PlatformReport& report) const = 0;
   /// Checks the rules across the envs of its clusters in a checked program.

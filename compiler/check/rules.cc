@@ -340,8 +340,8 @@ void Checker::check_rules(const Value& env, const DeclState& state) {
     PlatformReport report(view, platform, reported_platform_, diagnostics_);
     check_platform(view, platform_fields_, *rules, report);
   }
-  // A batch job runs on the hosts: its rails need no attachment (E0402).
-  const bool in_pods = !rules || !rules->batch_jobs();
+  // A batch job or a local process runs on the hosts: its rails need no attachment (E0402).
+  const bool in_pods = !rules || !rules->on_hosts();
   if (view.uses_rdma && rdma && in_pods) {
     check_rail_attachments(view, reported_rails_, diagnostics_);
   }

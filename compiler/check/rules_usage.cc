@@ -27,7 +27,7 @@ struct View {
   const Value& env;
   const Value* cluster;
   const UsageContext& context;
-  bool in_pods;  ///< the env runs in pods, not as a batch job (PlatformRules::batch_jobs)
+  bool in_pods;  ///< the env runs in pods, not on the hosts (PlatformRules::on_hosts)
   CheckedValues& checked;
   Diagnostics& diagnostics;
 

@@ -18,7 +18,7 @@ namespace mlenv::check {
 struct UsageContext {
   const std::string& name;  ///< the env's name
   SourceRange name_range;   ///< where the env is declared
-  bool in_pods;  ///< its platform runs it in pods, not as a batch job (PlatformRules::batch_jobs)
+  bool in_pods;  ///< its platform runs it in pods, not on the hosts (PlatformRules::on_hosts)
 };
 
 /// Checks the merged value of one env (its cluster and image resolved). Findings about a

@@ -15,6 +15,9 @@ class LocalRules : public check::PlatformRules {
     return {std::begin(kFields), std::end(kFields)};
   }
 
+  // Its nodes are processes (or host-network containers) of this machine, never pods.
+  bool on_hosts() const override { return true; }
+
   // What processes on this machine have no place for; they need nothing more.
   void check(const check::PlatformEnv& v, check::PlatformReport& report) const override {
     check::report_host_fields(v, report);

@@ -38,7 +38,7 @@ class SlurmRules : public check::PlatformRules {
     return {std::begin(kFields), std::end(kFields)};
   }
 
-  bool batch_jobs() const override { return true; }
+  bool on_hosts() const override { return true; }
 
   // What a job on the hosts has no place for; the partition sbatch submits to; its time limit.
   void check(const check::PlatformEnv& v, check::PlatformReport& report) const override {

@@ -1,5 +1,7 @@
 // The checker on in-memory programs: merging semantics that goldens show only indirectly.
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "compiler/base/file_system.h"
@@ -72,6 +74,37 @@ TEST_CASE("a child's merge and += never change its parent") {
   CHECK(c.storage.workspace.text == "1Gi");            // the env's override
   CHECK(c.cluster.storage.workspace.text == "100Gi");  // the cluster's default, untouched
   CHECK(p.storage.workspace.text == "100Gi");
+}
+
+// A local env's nodes are processes of this machine (or host-network containers), never pods:
+// the rules of pods do not apply. A rail without an attachment asked for one (E0402) beside
+// E0418 saying a rail's `network` has no place there; `restarts` on a dev env got W0404 beside
+// E0418; an env name that is no DNS label got E0320, though no Kubernetes object is named.
+TEST_CASE("a local env is checked by the rules of hosts, not of pods") {
+  const std::string text = R"(
+cluster laptop {
+  platform = local
+  api      = "localhost"
+  network {
+    rdma {
+      rails = [{ device = "mlx5_0", interface = "ib0", link_layer = infiniband }]
+    }
+  }
+}
+env Dev_Box {
+  cluster  = laptop
+  network  = rdma
+  restarts = 2
+}
+)";
+  Diagnostics diagnostics;
+  check(text, diagnostics);
+  std::vector<Code> codes;
+  for (const Diagnostic& d : diagnostics.all()) codes.push_back(d.code);
+  CHECK(std::count(codes.begin(), codes.end(), Code::E0418) == 1);  // `restarts`
+  CHECK(std::count(codes.begin(), codes.end(), Code::E0402) == 0);
+  CHECK(std::count(codes.begin(), codes.end(), Code::W0404) == 0);
+  CHECK(std::count(codes.begin(), codes.end(), Code::E0320) == 0);
 }
 
 // Once the value budget (limits::kMaxValueBytes) is spent, every copy fails: the first failure
