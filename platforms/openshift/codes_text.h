@@ -12,3 +12,10 @@
   "Starting a BuildConfig's build needs `oc` (`oc start-build --wait`): when the plan has a\n" \
   "BuildConfig that must be built and no `oc` can be found, apply stops before running\n"      \
   "anything.\n"
+
+/// E0712: where its builds' digest is read.
+#define MLENV_OPENSHIFT_E0712                                                                      \
+  "After `oc start-build --wait`, apply reads the built image's digest from the ImageStreamTag\n"  \
+  "(`oc get istag <stream:tag> -o jsonpath={.image.dockerImageReference}`) and applies the\n"      \
+  "workloads with that digest, so the pods run the new image. The tag named no image by digest:\n" \
+  "the build pushed elsewhere, or the BuildConfig's output is not the plan's ImageStreamTag.\n"
