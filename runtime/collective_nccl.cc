@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #endif
 
 namespace boot {
@@ -117,8 +118,10 @@ ncclUniqueId from_hex(const std::string& hex) {
 }
 
 // Polls until every communicator left ncclInProgress; throws at the deadline (the owner aborts).
+// Init, split and finalize sleep a millisecond between polls; a launch in the timed loop spins
+// (yielding, as nccl-tests' testStreamSynchronize does) so that the wait adds no sleep to a call.
 void wait_for_comms(const std::vector<ncclComm_t>& comms, Clock::time_point deadline,
-                    const std::string& what) {
+                    const std::string& what, bool spin = false) {
   for (;;) {
     bool pending = false;
     for (ncclComm_t comm : comms) {
@@ -136,7 +139,10 @@ void wait_for_comms(const std::vector<ncclComm_t>& comms, Clock::time_point dead
       throw BootError(kExitNcclCheckError,
                       "--nccl-check: " + what + " did not finish before the deadline; aborted");
     }
-    sleep_until(Clock::now() + std::chrono::milliseconds(1));
+    if (spin)
+      std::this_thread::yield();
+    else
+      sleep_until(Clock::now() + std::chrono::milliseconds(1));
   }
 }
 
@@ -216,15 +222,23 @@ struct LocalRanks {
 
   // `count` floats summed across the communicators, once; grouped only with several local GPUs,
   // as nccl-tests does (a group costs host time that a one-GPU latency figure would include).
-  void launch(const std::vector<ncclComm_t>& on, size_t count) {
+  // On a non-blocking communicator of several ranks NCCL launches from a thread of its own and
+  // returns ncclInProgress, and refuses the next call (ncclInvalidArgument) until
+  // ncclCommGetAsyncError has seen the launch done (NVIDIA/nccl src/group.cc,
+  // ncclGroupEndInternal; src/init.cc, ncclCommEnsureReady): so every launch is waited for. A
+  // one-rank all-reduce is launched at once (src/enqueue.cc, taskAppend) and needs no wait.
+  void launch(const std::vector<ncclComm_t>& on, size_t count, Clock::time_point deadline) {
     bool group = on.size() > 1;
     ncclResult_t status = group ? ncclGroupStart() : ncclSuccess;
-    for (size_t i = 0; i < on.size() && status == ncclSuccess; ++i) {
+    for (size_t i = 0; i < on.size() && (status == ncclSuccess || status == ncclInProgress); ++i) {
       status = ncclAllReduce(send[i], recv[i], count, ncclFloat, ncclSum, on[i], streams[i]);
     }
     ncclResult_t end = group ? ncclGroupEnd() : ncclSuccess;
     if (status != ncclSuccess && status != ncclInProgress) fail_nccl("ncclAllReduce", status);
     if (end != ncclSuccess && end != ncclInProgress) fail_nccl("ncclGroupEnd", end);
+    if (status == ncclInProgress || end == ncclInProgress) {
+      wait_for_comms(on, deadline, "ncclAllReduce", /*spin=*/true);
+    }
   }
 
   // Waits for the streams by spinning on an event (as cudaStreamSynchronize spins), checking the
@@ -252,10 +266,10 @@ struct LocalRanks {
 
   // Seconds per call: one warm-up call waited for, then kTimedIters back to back.
   double time_calls(const std::vector<ncclComm_t>& on, size_t count, Clock::time_point deadline) {
-    for (int w = 0; w < kWarmupIters; ++w) launch(on, count);
+    for (int w = 0; w < kWarmupIters; ++w) launch(on, count, deadline);
     wait(on, deadline);
     Clock::time_point start = Clock::now();
-    for (int it = 0; it < kTimedIters; ++it) launch(on, count);
+    for (int it = 0; it < kTimedIters; ++it) launch(on, count, deadline);
     wait(on, deadline);
     return std::chrono::duration<double>(Clock::now() - start).count() / kTimedIters;
   }
@@ -300,7 +314,7 @@ class NcclCollective : public Collective {
 
     std::vector<std::uint64_t> sizes = sweep_sizes(request.max_bytes);
     // nccl-tests warms every size up once before measuring any.
-    for (std::uint64_t bytes : sizes) ranks_.launch(ranks_.comms, bytes / sizeof(float));
+    for (std::uint64_t bytes : sizes) ranks_.launch(ranks_.comms, bytes / sizeof(float), deadline);
     ranks_.wait(ranks_.comms, deadline);
     const float expected = static_cast<float>(world_) * static_cast<float>(world_ + 1) / 2.0f;
     std::vector<SweepRow> rows;
