@@ -111,6 +111,13 @@ bool has_final(const Value& value, SourceRange& where) {
   return false;
 }
 
+// "`gpus` has: per_node, resource, product, memory", for a field with no near name.
+std::string field_list(const SchemaDef& schema) {
+  std::string list;
+  for (const std::string& name : schema.field_names()) list += (list.empty() ? "" : ", ") + name;
+  return "`" + schema.name + "` has: " + list;
+}
+
 }  // namespace
 
 Checker::Checker(const FileSystem& files, SourceManager& sources, Diagnostics& diagnostics,
@@ -217,6 +224,7 @@ void Checker::apply_block(Value& target, const ast::Block& block, const SchemaDe
         Diagnostic& d = diagnostics_.report(
             Code::E0302, key_range, "unknown field `" + name + "` in `" + schema->name + "`",
             hint.empty() ? "" : "did you mean `" + hint + "`?");
+        if (hint.empty()) d.notes.push_back({field_list(*schema), {}});
         d.notes.push_back({"`" + schema->name + "` is defined in schema", schema->range});
         continue;
       }
