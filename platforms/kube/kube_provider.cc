@@ -8,6 +8,7 @@
 #include "compiler/plan/plan_tree.h"
 #include "platforms/common/plan_json.h"
 #include "platforms/kube/builders.h"
+#include "platforms/kube/day2/cluster_json.h"
 
 #include "platforms/kube/day2/driver.h"
 #include "platforms/kube/kube_apply.h"
@@ -32,6 +33,13 @@ std::vector<plan::Step> KubeProvider::grant_checks(const plan::PlanManifest&) co
 std::string_view KubeProvider::plural(std::string_view) const {
   return {};
 }
+
+std::optional<std::vector<plan::day2::ExposedUrl>> KubeProvider::exposed_urls(
+    const plan::day2::Session&, Diagnostics&) const {
+  return std::vector<plan::day2::ExposedUrl>{};
+}
+
+void KubeProvider::print_build(std::ostream&, const plan::day2::Session&) const {}
 
 const KubeProvider& kube_provider(ir::Platform platform) {
   const auto* kube = dynamic_cast<const KubeProvider*>(&provider(platform));

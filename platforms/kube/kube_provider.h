@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,11 @@
 #include "platforms/kube/apply/steps.h"
 #include "platforms/kube/run_workload.h"
 #include "platforms/provider.h"
+
+namespace mlenv::plan::day2 {
+class Session;
+struct ExposedUrl;
+}  // namespace mlenv::plan::day2
 
 namespace mlenv::platforms {
 
@@ -47,6 +53,14 @@ class KubeProvider : public Provider {
   /// kubectl's plural of `kind` where it is one of the platform's own kinds that kube's rule
   /// (resource_name) would misspell; "" otherwise.
   virtual std::string_view plural(std::string_view kind) const;
+  /// Day 2 (`status`, `urls`): the URLs the env exposes through the platform's own kinds
+  /// (OpenShift's Routes); none where it exposes none, without asking the cluster, whose API
+  /// may not have such a kind. nullopt with a diagnostic when they cannot be read.
+  virtual std::optional<std::vector<plan::day2::ExposedUrl>> exposed_urls(
+      const plan::day2::Session& session, Diagnostics& diagnostics) const;
+  /// Day 2 (`status`): a line on the env's newest build where the cluster builds its image;
+  /// nothing otherwise.
+  virtual void print_build(std::ostream& out, const plan::day2::Session& session) const;
 };
 
 /// The provider of `platform`, one that KubeProvider implements (OpenShift, Kubernetes).

@@ -1,7 +1,10 @@
 #include "platforms/openshift/openshift_provider.h"
 
 #include "platforms/common/plan_json.h"
+#include "platforms/kube/day2/cluster_json.h"
 #include "platforms/kube/kube_provider.h"
+#include "platforms/openshift/day2/builds.h"
+#include "platforms/openshift/day2/routes.h"
 #include "platforms/openshift/field_rules.h"
 #include "platforms/openshift/image_build.h"
 #include "platforms/openshift/openshift_target.h"
@@ -48,6 +51,16 @@ class OpenShiftProvider : public KubeProvider {
   }
 
   const check::PlatformRules& rules() const override { return openshift_rules(); }
+
+  // Its tools are reached through Routes behind the oauth-proxy, and its images built by
+  // BuildConfigs.
+  std::optional<std::vector<plan::day2::ExposedUrl>> exposed_urls(
+      const plan::day2::Session& session, Diagnostics& diagnostics) const override {
+    return plan::day2::exposed_urls(session, diagnostics);
+  }
+  void print_build(std::ostream& out, const plan::day2::Session& session) const override {
+    plan::day2::print_build(out, session);
+  }
 
   // Plans written before `actions`: OpenShift's, each BuildConfig started (no digest to read)
   // before kube's rollout waits.

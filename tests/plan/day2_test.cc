@@ -564,6 +564,35 @@ TEST_CASE("day2: urls lists the env's Routes", "[day2]") {
   CHECK(f.out == "barcelona/ml-dev-env exposes no URL\n");
 }
 
+// Routes and Builds are OpenShift's kinds: a Kubernetes cluster's API has none, and kubectl
+// refuses to get them (`error: the server doesn't have a resource type "routes"`, exit 1), so
+// status and urls of a Kubernetes env must not ask. Before, both failed there with E0706.
+TEST_CASE("day2: a Kubernetes env's status and urls ask for no Route or build", "[day2]") {
+  Day2Fixture f("per_pod", false);
+  std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/podman");
+  make_kubernetes_run(f);
+  REQUIRE(f.apply() == 0);
+  f.reply({"get routes|1|error: the server doesn't have a resource type \"routes\"",
+           "get builds|1|error: the server doesn't have a resource type \"builds\""},
+          true);
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"ml-dev-env", "", 60}, out, d);
+  }) == 0);
+  REQUIRE_FALSE(f.commands().empty());
+  for (const std::string& command : f.commands()) {
+    CHECK(command.find("routes") == std::string::npos);
+    CHECK(command.find("builds") == std::string::npos);
+  }
+  CHECK(f.out.find("url:") == std::string::npos);
+  CHECK(f.out.find("build:") == std::string::npos);
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_urls({"ml-dev-env", "", 60}, out, d);
+  }) == 0);
+  CHECK(f.out == "barcelona/ml-dev-env exposes no URL\n");
+  for (const std::string& command : f.commands())
+    CHECK(command.find("routes") == std::string::npos);
+}
+
 // A day-2 command names pods, Routes and Jobs by the env's names, which another cluster may
 // hold too (staging beside production): like apply (E0719), every command that asks the
 // cluster first compares the host of the client's current server with the cluster's `api`.

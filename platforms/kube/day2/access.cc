@@ -2,9 +2,11 @@
 
 #include "compiler/day2/commands.h"
 #include "compiler/diag/render.h"
+#include "platforms/kube/day2/cluster_json.h"
 #include "platforms/kube/day2/driver.h"
+#include "platforms/kube/day2/session.h"
 #include "platforms/kube/day2/sync_forward.h"
-#include "platforms/openshift/day2/routes.h"
+#include "platforms/kube/kube_provider.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -69,7 +71,8 @@ int KubeDay2Driver::urls(AppliedEnv env, const EnvRequest& request, std::ostream
                          Diagnostics& diagnostics) const {
   std::optional<Session> session = Session::of(std::move(env), request, diagnostics);
   if (!session) return 1;
-  std::optional<std::vector<ExposedUrl>> urls = exposed_urls(*session, diagnostics);
+  std::optional<std::vector<ExposedUrl>> urls =
+      platforms::kube_provider(session->env().plan.platform).exposed_urls(*session, diagnostics);
   if (!urls) return 1;
   if (urls->empty()) out << session->env().unit << " exposes no URL\n";
   for (const ExposedUrl& url : *urls)

@@ -4,9 +4,10 @@
 
 #include "compiler/day2/commands.h"
 #include "compiler/diag/render.h"
+#include "platforms/kube/day2/cluster_json.h"
 #include "platforms/kube/day2/driver.h"
-#include "platforms/openshift/day2/builds.h"
-#include "platforms/openshift/day2/routes.h"
+#include "platforms/kube/day2/session.h"
+#include "platforms/kube/kube_provider.h"
 
 namespace mlenv::plan::day2 {
 namespace {
@@ -69,8 +70,9 @@ bool print_env(std::ostream& out, const Session& session, Diagnostics& diagnosti
   for (const std::string& line : exited) {
     out << "  " << printable(line) << " (mlenvc logs " << printable(env.unit) << ")\n";
   }
-  print_build(out, session);
-  std::optional<std::vector<ExposedUrl>> urls = exposed_urls(session, diagnostics);
+  const platforms::KubeProvider& platform = platforms::kube_provider(env.plan.platform);
+  platform.print_build(out, session);
+  std::optional<std::vector<ExposedUrl>> urls = platform.exposed_urls(session, diagnostics);
   if (!urls) return false;
   for (const ExposedUrl& url : *urls)
     out << "  url: " << printable(url.url) << " (" << printable(url.name) << ")\n";
