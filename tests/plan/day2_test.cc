@@ -561,7 +561,10 @@ TEST_CASE("day2: urls lists the env's Routes", "[day2]") {
   REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
     return show_urls({"ml-dev-env", "", 60}, out, d);
   }) == 0);
-  CHECK(f.out == "barcelona/ml-dev-env exposes no URL\n");
+  CHECK(f.out ==
+        "barcelona/ml-dev-env exposes no URL\n"
+        "  debugpy (port 5678): mlenvc port-forward ml-dev-env debugpy\n"
+        "  vscode (port 8080): mlenvc port-forward ml-dev-env vscode\n");
 }
 
 // Routes and Builds are OpenShift's kinds: a Kubernetes cluster's API has none, and kubectl
@@ -588,7 +591,10 @@ TEST_CASE("day2: a Kubernetes env's status and urls ask for no Route or build", 
   REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
     return show_urls({"ml-dev-env", "", 60}, out, d);
   }) == 0);
-  CHECK(f.out == "barcelona/ml-dev-env exposes no URL\n");
+  CHECK(f.out ==
+        "barcelona/ml-dev-env exposes no URL\n"
+        "  debugpy (port 5678): mlenvc port-forward ml-dev-env debugpy\n"
+        "  vscode (port 8080): mlenvc port-forward ml-dev-env vscode\n");
   for (const std::string& command : f.commands())
     CHECK(command.find("routes") == std::string::npos);
 }

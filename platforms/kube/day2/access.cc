@@ -74,7 +74,14 @@ int KubeDay2Driver::urls(AppliedEnv env, const EnvRequest& request, std::ostream
   std::optional<std::vector<ExposedUrl>> urls =
       platforms::kube_provider(session->env().plan.platform).exposed_urls(*session, diagnostics);
   if (!urls) return 1;
-  if (urls->empty()) out << session->env().unit << " exposes no URL\n";
+  if (urls->empty()) {
+    out << session->env().unit << " exposes no URL\n";
+    // Kubernetes' tools (and any platform's debugpy) are reached through a port-forward.
+    for (const auto& [tool, port] : session->env().plan.ports) {
+      out << "  " << printable(tool) << " (port " << port << "): mlenvc port-forward "
+          << printable(session->name()) << ' ' << printable(tool) << '\n';
+    }
+  }
   for (const ExposedUrl& url : *urls)
     out << printable(url.name) << "  " << printable(url.url) << '\n';
   return 0;
