@@ -18,6 +18,8 @@ export MLENV_FAKE_LOG="$work/calls.log" MLENV_FAKE_REPLIES="$work/replies"
 export MLENV_FAKE_BUILDS="$work/builds"
 # apply first checks that the client points at the cluster's api (E0719).
 export MLENV_FAKE_SERVER=https://api.lab.example.com:6443
+# A Kubernetes cluster serves none of OpenShift's kinds: the stand-in refuses them as it would.
+[ "$platform" = openshift ] || export MLENV_FAKE_API=kubernetes
 # The namespace exists; a built image's digest is the stand-in's last build of it (its
 # `get istag`).
 printf '%s\n' 'get namespace|0|namespace/ml' > "$MLENV_FAKE_REPLIES"

@@ -46,7 +46,7 @@ struct ApplyFixture {
     for (const char* name :
          {"MLENV_FAKE_LOG", "MLENV_FAKE_FAIL", "MLENV_FAKE_SLEEP", "MLENV_FAKE_SLEEP_ON",
           "MLENV_FAKE_PIDS", "MLENV_FAKE_WRITE", "MLENV_FAKE_WRITE_VALUE", "MLENV_FAKE_REPLIES",
-          "MLENV_FAKE_DIGEST", "MLENV_FAKE_SERVER"}) {
+          "MLENV_FAKE_DIGEST", "MLENV_FAKE_SERVER", "MLENV_FAKE_API"}) {
       unsetenv(name);
     }
   }
@@ -142,6 +142,7 @@ inline void make_kubernetes_run(ApplyFixture& f) {
        7, false});
   f.env.objects = kept;
   f.env.platform = "kubernetes";
+  setenv("MLENV_FAKE_API", "kubernetes", 1);  // the cluster serves none of OpenShift's kinds
   f.env.env_kind = "run";
   f.env.secrets.clear();
   f.env.grants.clear();
@@ -167,6 +168,7 @@ inline void make_kubernetes_dev(ApplyFixture& f) {
                            "registry.example.com/ml/trainer:v1");
   f.env.objects = kept;
   f.env.platform = "kubernetes";
+  setenv("MLENV_FAKE_API", "kubernetes", 1);  // the cluster serves none of OpenShift's kinds
   f.env.secrets.clear();
   f.env.grants.clear();
   f.env.actions = {

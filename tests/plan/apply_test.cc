@@ -968,6 +968,7 @@ TEST_CASE("kubectl's current server is its kubeconfig's, for the context --conte
           "[apply]") {
   ApplyFixture f;
   f.env.platform = "kubernetes";
+  setenv("MLENV_FAKE_API", "kubernetes", 1);
   f.env.more_keys = {"\"api\": \"api.example.com\""};
   f.commit_plan();
   ApplyRequest request;

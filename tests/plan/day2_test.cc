@@ -569,15 +569,13 @@ TEST_CASE("day2: urls lists the env's Routes", "[day2]") {
 
 // Routes and Builds are OpenShift's kinds: a Kubernetes cluster's API has none, and kubectl
 // refuses to get them (`error: the server doesn't have a resource type "routes"`, exit 1), so
-// status and urls of a Kubernetes env must not ask. Before, both failed there with E0706.
+// status and urls of a Kubernetes env must not ask (the stand-in answers as such a cluster:
+// MLENV_FAKE_API). Before, both failed there with E0706.
 TEST_CASE("day2: a Kubernetes env's status and urls ask for no Route or build", "[day2]") {
   Day2Fixture f("per_pod", false);
   std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/podman");
   make_kubernetes_run(f);
   REQUIRE(f.apply() == 0);
-  f.reply({"get routes|1|error: the server doesn't have a resource type \"routes\"",
-           "get builds|1|error: the server doesn't have a resource type \"builds\""},
-          true);
   REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
     return show_status({"ml-dev-env", "", 60}, out, d);
   }) == 0);

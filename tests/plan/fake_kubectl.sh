@@ -5,7 +5,11 @@
 # `PATTERN|STATUS|OUTPUT`: the first line whose PATTERN occurs in the arguments prints OUTPUT (or
 # the file FILE for `@FILE`) and exits STATUS (a PATTERN starting with `once:` is used once,
 # then removed); otherwise `whoami --show-server` and `config view --minify` print the current
-# server, $MLENV_FAKE_SERVER (default https://api.example.com:6443). Fails when the arguments
+# server, $MLENV_FAKE_SERVER (default https://api.example.com:6443). As kubectl it refuses oc's own
+# commands (whoami, rsync, start-build, ...), as real kubectl does; with MLENV_FAKE_API=kubernetes
+# it answers as a plain Kubernetes cluster does, refusing to get or apply OpenShift's kinds
+# (Route, Build, BuildConfig, ImageStream, ImageStreamTag, SecurityContextConstraints), so a
+# Kubernetes env's tests fail when mlenvc sends it anything only OpenShift has. Fails when the arguments
 # contain $MLENV_FAKE_FAIL; sleeps $MLENV_FAKE_SLEEP
 # seconds when they contain $MLENV_FAKE_SLEEP_ON (default `rollout`), appending its pid to
 # $MLENV_FAKE_PIDS when set; writes $MLENV_FAKE_WRITE_VALUE into the file $MLENV_FAKE_WRITE (to
@@ -24,8 +28,10 @@ log="${MLENV_FAKE_LOG:?}"
 line="argv: $(basename "$0")"
 for a in "$@"; do line="$line $a"; done
 printf '%s\n' "$line" >> "$log"
+stdin_file=
 case " $* " in
-  *" -f - "*) printf 'stdin: ' >> "$log"; cat >> "$log"; printf '\n' >> "$log" ;;
+  *" -f - "*) stdin_file=$(mktemp); trap 'rm -f "$stdin_file"' EXIT; cat > "$stdin_file"
+    { printf 'stdin: '; cat "$stdin_file"; printf '\n'; } >> "$log" ;;
   *"=/dev/stdin "*) hex=$(od -An -tx1 -v | tr -d ' \n')
     printf 'stdin-bytes: %s %s\n' "$((${#hex} / 2))" "$hex" >> "$log" ;;
 esac
@@ -54,6 +60,31 @@ for a in "$@"; do
     printf 'sha256:%s' "$digest" > "${a#--digestfile=}" ;;
   esac
 done
+# As kubectl, oc's own commands do not exist.
+if [ "$(basename "$0")" = kubectl ]; then
+  case "$1" in whoami | rsync | start-build | new-project | project | adm | policy | new-app)
+    echo "error: unknown command \"$1\" for \"kubectl\"" >&2; exit 1 ;;
+  esac
+fi
+# As the API server of a plain Kubernetes cluster (MLENV_FAKE_API=kubernetes), for oc and kubectl
+# alike: OpenShift's API groups are not served, so their kinds are neither read nor applied.
+openshift_kinds='Route|Build|BuildConfig|ImageStream|ImageStreamTag|SecurityContextConstraints'
+case "$(basename "$0"):${MLENV_FAKE_API:-}:$1" in
+  oc:kubernetes:* | kubectl:kubernetes:*)
+    case "$1:${2%%[/,]*}" in
+      *:routes | *:route | *:routes.* | *:builds | *:build | *:builds.* | *:buildconfigs | \
+      *:buildconfig | *:bc | *:imagestreams | *:imagestream | *:is | *:imagestreamtags | \
+      *:imagestreamtag | *:istag | *:securitycontextconstraints | *:scc)
+        case "$1" in get | delete | describe | patch | wait | label | annotate | edit)
+          echo "error: the server doesn't have a resource type \"${2%%[/,]*}\"" >&2; exit 1 ;;
+        esac ;;
+    esac
+    if [ -n "$stdin_file" ] && grep -qE "^kind: ($openshift_kinds)\$" "$stdin_file"; then
+      kind=$(grep -oE "^kind: ($openshift_kinds)\$" "$stdin_file" | head -n 1)
+      echo "error: resource mapping not found: no matches for kind \"${kind#kind: }\"" >&2
+      exit 1
+    fi ;;
+esac
 # As enroot: `import -o FILE URI` writes the squashfs FILE.
 if [ "$(basename "$0")" = enroot ] && [ "$1" = import ] && [ "$2" = -o ]; then : > "$3"; fi
 if [ -n "$MLENV_FAKE_SLEEP" ] && printf '%s' "$*" | grep -q -- "${MLENV_FAKE_SLEEP_ON:-rollout}"; then
