@@ -24,7 +24,7 @@ constexpr Command kCommands[] = {
      mlenv::driver::run_get},
     {"build", "render the output tree (-o DIR) or object stream (-o -)", mlenv::driver::run_build},
     {"plan", "render, diff against the committed plan, commit it", mlenv::driver::run_plan},
-    {"apply", "apply a committed, fresh plan: oc/kubectl, sbatch or local processes",
+    {"apply", "apply a committed, fresh plan through each env's platform",
      mlenv::driver::run_apply},
     {"destroy", "delete an applied env from its cluster", mlenv::driver::run_destroy},
     {"results", "show an acceptance run's result", mlenv::driver::run_results},
