@@ -4,7 +4,9 @@
 #include <cctype>
 
 #include "platforms/kubernetes/codes_text.h"  // spliced into shared codes' texts
+#include "platforms/local/codes_text.h"
 #include "platforms/openshift/codes_text.h"
+#include "platforms/slurm/codes_text.h"
 
 namespace mlenv {
 
