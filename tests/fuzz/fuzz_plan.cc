@@ -14,6 +14,8 @@
 #include "compiler/apply/results.h"
 #include "platforms/common/plan_json.h"
 #include "platforms/kube/day2/cluster_json.h"
+#include "platforms/openshift/day2/builds.h"
+#include "platforms/openshift/day2/routes.h"
 #include "platforms/slurm/slurm_apply.h"
 #include "platforms/slurm/slurm_jobs.h"
 

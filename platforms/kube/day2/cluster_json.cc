@@ -8,7 +8,7 @@
 #include <map>
 
 namespace mlenv::plan::day2 {
-namespace {
+namespace cluster_json {
 
 // The member `key` of a map, or nullopt. yaml-cpp answers a missing key of a const node with
 // an invalid node that throws when asked anything but IsDefined(), so every step is checked.
@@ -55,6 +55,12 @@ YAML::Node items_of(const std::string& json) {
     throw std::runtime_error("the client's output is not a JSON list of objects");
   return *items;
 }
+
+}  // namespace cluster_json
+
+namespace {
+
+using namespace cluster_json;
 
 // The rank of a pod of `workload`, or -1 when it is not one of its ranks.
 int rank_of(const YAML::Node& pod, const std::string& workload) {
@@ -121,44 +127,6 @@ std::optional<std::vector<RankPod>> parse_rank_pods(const std::string& json,
     }
     std::vector<RankPod> out;
     for (auto& [rank, pod] : newest) out.push_back(std::move(pod));
-    return out;
-  } catch (const std::exception& e) {
-    error = e.what();
-    return std::nullopt;
-  }
-}
-
-std::optional<std::vector<ExposedUrl>> parse_routes(const std::string& json, std::string& error) {
-  try {
-    std::vector<ExposedUrl> out;
-    for (const YAML::Node& route : items_of(json)) {
-      std::string host = text_at(route, {"spec", "host"});
-      if (host.empty()) continue;  // not admitted yet: the router assigns the host
-      const bool tls = node_at(route, {"spec", "tls"}).has_value();
-      out.push_back({text_at(route, {"metadata", "name"}),
-                     (tls ? "https://" : "http://") + host + text_at(route, {"spec", "path"})});
-    }
-    std::sort(out.begin(), out.end(),
-              [](const ExposedUrl& a, const ExposedUrl& b) { return a.name < b.name; });
-    return out;
-  } catch (const std::exception& e) {
-    error = e.what();
-    return std::nullopt;
-  }
-}
-
-std::optional<BuildState> parse_latest_build(const std::string& json, std::string& error) {
-  try {
-    std::optional<BuildState> out;
-    int latest = -1;
-    for (const YAML::Node& build : items_of(json)) {
-      int number =
-          small_number(text_at(build, {"metadata", "annotations", "openshift.io/build.number"}));
-      if (number <= latest) continue;
-      latest = number;
-      out = BuildState{text_at(build, {"metadata", "name"}), text_at(build, {"status", "phase"})};
-    }
-    if (!out) error = "no build yet";
     return out;
   } catch (const std::exception& e) {
     error = e.what();

@@ -1,8 +1,12 @@
 #pragma once
-// Parsers of what the day-2 commands read from the cluster: `get pods -o json`, `get routes -o
-// json`, `get builds -o json` and mlenv-boot's status file. The cluster is not trusted: any
-// shape a parser does not expect is an error (or a field left empty), never a crash.
+// Parsers of what the day-2 commands read from the cluster: `get pods -o json` and mlenv-boot's
+// status file, and the readers a platform's own parsers use (OpenShift's Routes and builds:
+// platforms/openshift/day2/). The cluster is not trusted: any shape a parser does not expect is
+// an error (or a field left empty), never a crash.
 
+#include <yaml-cpp/yaml.h>
+
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,16 +42,6 @@ struct ExposedUrl {
   std::string url;
 };
 
-/// The URLs of a `get routes -o json` list, sorted by name: https when the Route has `tls`.
-std::optional<std::vector<ExposedUrl>> parse_routes(const std::string& json, std::string& error);
-
-/// The newest build of a `get builds -o json` list (highest `openshift.io/build.number`).
-struct BuildState {
-  std::string name;
-  std::string phase;
-};
-std::optional<BuildState> parse_latest_build(const std::string& json, std::string& error);
-
 /// What mlenv-boot published in its status file (runtime/BOOT_CONFIG.md, status.json).
 struct BootStatus {
   std::string transport;  ///< "rdma" or "tcp"
@@ -58,5 +52,19 @@ struct BootStatus {
   std::vector<std::string> exited_services;
 };
 std::optional<BootStatus> parse_boot_status(const std::string& json, std::string& error);
+
+/// Readers of the client's JSON (loaded with yaml-cpp) that never throw on a missing member.
+namespace cluster_json {
+/// The member `key` of a map, or nullopt.
+std::optional<YAML::Node> member(const YAML::Node& node, const char* key);
+/// The node at `path` below `node`, or nullopt when any step is missing or not a map.
+std::optional<YAML::Node> node_at(const YAML::Node& node, std::initializer_list<const char*> path);
+/// The scalar at `path` below `node` as text, "" when absent or not a scalar.
+std::string text_at(const YAML::Node& node, std::initializer_list<const char*> path);
+/// A non-negative decimal of at most 7 digits, or -1.
+int small_number(const std::string& text);
+/// The `items` of a `get ... -o json` List; throws std::runtime_error when there is none.
+YAML::Node items_of(const std::string& json);
+}  // namespace cluster_json
 
 }  // namespace mlenv::plan::day2
