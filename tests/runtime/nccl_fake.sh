@@ -2,13 +2,16 @@
 # The NCCL backend's host logic, without a GPU: an mlenv-boot linked against the host-only fake
 # of CUDA and NCCL (fake_nccl/fake_nccl.cc), which keeps NCCL's non-blocking contract: a call on
 # a communicator whose last operation is still in progress is refused (NCCL src/init.cc,
-# ncclCommEnsureReady). Three ranks on one node, as on a node of several GPUs.
+# ncclCommEnsureReady). Three ranks on one node, as on a node of several GPUs; then several
+# mlenv-boot processes on loopback (real rendezvous and control channel), whose ranks meet in
+# the fake's directory: the sweep across nodes, the per-node and pair steps.
 # usage: nccl_fake.sh MLENV_BOOT_FAKE_NCCL
 set -eu
 boot="$1"
 export MLENV_FAKE_GPUS=3
 dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
+export MLENV_FAKE_NCCL_DIR="$dir/nccl" MLENV_JOB_TOKEN=fake-nccl-test-token
 config() {  # config FILE TIMEOUT_S DIAGNOSE
   cat > "$1" <<JSON
 {"format_version": 3, "job": "test/fake-nccl", "rank": {"env": "JOB_COMPLETION_INDEX"},
@@ -58,4 +61,58 @@ run stall
 grep -q "did not finish before the deadline" "$dir/stall.err" || { cat "$dir/stall.err"; exit 1; }
 grep -q "fake-nccl: 3 communicators created, 3 aborted, 0 live" "$dir/stall.err" \
   || { echo "communicators left:"; cat "$dir/stall.err"; exit 1; }
-echo "NCCL backend on the fake: sweep, per-node step and a stalled all-reduce passed"
+unset MLENV_FAKE_NCCL_STALL
+
+# Across nodes: NNODES processes of GPUS ranks each, with `diagnose`, so that after the sweep
+# the per-node step and the pair rounds split sub-communicators across processes. Each
+# all-reduce takes 10 ms on the "device" (SLOW_NODE's 50 ms), so that a process started a
+# little late on a loaded machine does not make its node look slow.
+multi() {  # multi NAME NNODES GPUS MAX_BYTES [SLOW_NODE]: every node's exit status in $codes
+  name=$1 nnodes=$2 gpus=$3 max_bytes=$4 slow=${5:--1}
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  cat > "$dir/$name.json" <<JSON
+{"format_version": 3, "job": "test/fake-nccl-$name", "rank": {"env": "JOB_COMPLETION_INDEX"},
+ "rendezvous": {"host": "127.0.0.1", "host_env": "", "port": $port},
+ "nnodes": $nnodes, "nproc_per_node": $gpus, "gpus_per_node": $gpus,
+ "master_port": 29500, "transport": "tcp", "command": [], "services": [],
+ "hostfile": "", "deepspeed_env": "",
+ "nccl_check": {"min_busbw_gbps": 0, "max_bytes": $max_bytes, "timeout_s": 40,
+                "diagnose": true, "step_timeout_s": 20}}
+JSON
+  pids=
+  node=0
+  while [ "$node" -lt "$nnodes" ]; do
+    call_us=10000
+    [ "$node" -ne "$slow" ] || call_us=50000
+    MLENV_FAKE_GPUS=$gpus MLENV_FAKE_NCCL_CALL_US=$call_us timeout 90 "$boot" \
+      --config "$dir/$name.json" --node-rank "$node" --nccl-check \
+      --results "$dir/$name.results.json" > "$dir/$name.$node.out" 2> "$dir/$name.$node.err" &
+    pids="$pids $!"
+    node=$((node + 1))
+  done
+  codes=
+  for pid in $pids; do
+    code=0
+    wait "$pid" || code=$?
+    codes="$codes $code"
+  done
+  for err in "$dir/$name".*.err; do
+    grep -q "fake-nccl: .* 0 aborted, 0 live" "$err" || { echo "$err:"; cat "$err"; exit 1; }
+  done
+}
+healthy() {  # healthy NAME NNODES GPUS: passes, every node and pair measured, no suspect
+  multi "$1" "$2" "$3" 65536
+  [ "$(echo $codes | tr -d ' 0')" = "" ] || { echo "$1 exited$codes"; cat "$dir/$1".*.err; exit 1; }
+  expected="passed $(($2 * $3)) True $2 True True 0 []"
+  got=$(field "$1" 'doc["status"], doc["world_size"], doc["localised"], len(doc["nodes"]), len(doc["pairs"]) > 0, all(n["error"] == "" and n["busbw_gbps"] > 0 for n in doc["nodes"] + doc["pairs"]), sum(r["wrong"] for r in doc["rows"]), doc["suspects"]')
+  [ "$got" = "$expected" ] || { echo "$1: $got, not $expected"; cat "$dir/$1.results.json"; exit 1; }
+}
+healthy two 2 2    # two nodes of two GPUs: grouped launches, a pair of four ranks
+healthy four 4 1   # four nodes of one GPU: lone launches, one-rank node steps, two pair rounds
+# Node 2 of four is five times slower over its own GPUs: the per-node step names it, and only
+# it; its pairs are slow through it, so no link is named. Every node exits 1, rank 0's verdict.
+multi slow 4 2 64 2
+[ "$codes" = " 1 1 1 1" ] || { echo "slow exited$codes"; cat "$dir/slow".*.err; exit 1; }
+got=$(field slow 'doc["status"], [(s["node"], s["partner"], s["rail"]) for s in doc["suspects"]]')
+[ "$got" = "failed [(2, None, '')]" ] || { echo "slow: $got"; cat "$dir/slow.results.json"; exit 1; }
+echo "NCCL backend on the fake: one node (sweep, per-node step, stalled all-reduce), two and four healthy nodes, and a slow node named"
