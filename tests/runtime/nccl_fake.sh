@@ -67,14 +67,14 @@ unset MLENV_FAKE_NCCL_STALL
 # the per-node step and the pair rounds split sub-communicators across processes. Each
 # all-reduce takes 10 ms on the "device" (SLOW_NODE's 50 ms), so that a process started a
 # little late on a loaded machine does not make its node look slow.
-multi() {  # multi NAME NNODES GPUS MAX_BYTES [SLOW_NODE]: every node's exit status in $codes
-  name=$1 nnodes=$2 gpus=$3 max_bytes=$4 slow=${5:--1}
+multi() {  # multi NAME NNODES GPUS MAX_BYTES [SLOW_NODE [BAD_RAIL_NODE]]: exit codes in $codes
+  name=$1 nnodes=$2 gpus=$3 max_bytes=$4 slow=${5:--1} bad_rail=${6:--1}
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   cat > "$dir/$name.json" <<JSON
 {"format_version": 3, "job": "test/fake-nccl-$name", "rank": {"env": "JOB_COMPLETION_INDEX"},
  "rendezvous": {"host": "127.0.0.1", "host_env": "", "port": $port},
  "nnodes": $nnodes, "nproc_per_node": $gpus, "gpus_per_node": $gpus,
- "master_port": 29500, "transport": "tcp", "command": [], "services": [],
+ "master_port": 29500, "transport": "${transport:-tcp}", "command": [], "services": [],
  "hostfile": "", "deepspeed_env": "",
  "nccl_check": {"min_busbw_gbps": 0, "max_bytes": $max_bytes, "timeout_s": 40,
                 "diagnose": true, "step_timeout_s": 20}}
@@ -82,9 +82,11 @@ JSON
   pids=
   node=0
   while [ "$node" -lt "$nnodes" ]; do
-    call_us=10000
+    call_us=10000 bad_hca=
     [ "$node" -ne "$slow" ] || call_us=50000
-    MLENV_FAKE_GPUS=$gpus MLENV_FAKE_NCCL_CALL_US=$call_us timeout 90 "$boot" \
+    [ "$node" -ne "$bad_rail" ] || bad_hca=mlx5_1
+    MLENV_FAKE_GPUS=$gpus MLENV_FAKE_NCCL_CALL_US=$call_us MLENV_FAKE_NCCL_BAD_HCA=$bad_hca \
+      timeout 90 "$boot" ${roots:-} \
       --config "$dir/$name.json" --node-rank "$node" --nccl-check \
       --results "$dir/$name.results.json" > "$dir/$name.$node.out" 2> "$dir/$name.$node.err" &
     pids="$pids $!"
@@ -115,4 +117,23 @@ multi slow 4 2 64 2
 [ "$codes" = " 1 1 1 1" ] || { echo "slow exited$codes"; cat "$dir/slow".*.err; exit 1; }
 got=$(field slow 'doc["status"], [(s["node"], s["partner"], s["rail"]) for s in doc["suspects"]]')
 [ "$got" = "failed [(2, None, '')]" ] || { echo "slow: $got"; cat "$dir/slow.results.json"; exit 1; }
-echo "NCCL backend on the fake: one node (sweep, per-node step, stalled all-reduce), two and four healthy nodes, and a slow node named"
+# Node 1's rail mlx5_1 is slow: its pairs are slow and its own GPUs fine, so it is a network
+# suspect, and the rail step (a child mlenv-boot per HCA, only that HCA in NCCL_IB_HCA) names
+# that rail of that node, and nothing else. Every node's probe sees two active InfiniBand
+# ports in a fixture tree, so the transport is RDMA over mlx5_0 and mlx5_1.
+tree="$dir/tree"
+for hca in mlx5_0 mlx5_1; do
+  mkdir -p "$tree/sys/class/infiniband/$hca/ports/1"
+  echo "4: ACTIVE" > "$tree/sys/class/infiniband/$hca/ports/1/state"
+  echo InfiniBand > "$tree/sys/class/infiniband/$hca/ports/1/link_layer"
+done
+mkdir -p "$tree/dev/infiniband" "$tree/proc/self"
+: > "$tree/dev/infiniband/uverbs0"
+printf 'Name:\tmlenv-boot\nCapEff:\t000001ffffffffff\n' > "$tree/proc/self/status"
+transport=rdma roots="--sysfs-root $tree/sys --dev-root $tree/dev --proc-root $tree/proc"
+multi rail 4 2 64 -1 1
+transport= roots=
+[ "$codes" = " 1 1 1 1" ] || { echo "rail exited$codes"; cat "$dir/rail".*.err; exit 1; }
+got=$(field rail 'doc["status"], [(s["node"], s["partner"], s["rail"]) for s in doc["suspects"]]')
+[ "$got" = "failed [(1, None, 'mlx5_1')]" ] || { echo "rail: $got"; cat "$dir/rail.results.json"; exit 1; }
+echo "NCCL backend on the fake: one node (sweep, per-node step, stalled all-reduce), two and four healthy nodes, a slow node and a slow rail named"

@@ -25,6 +25,8 @@
 //   MLENV_FAKE_NCCL_DIR=DIR   where ranks meet (required for a communicator of several ranks)
 //   MLENV_FAKE_NCCL_CALL_US=N the "device" time of an all-reduce (default 2000): each runs
 //                             after its stream's previous one
+//   MLENV_FAKE_NCCL_BAD_HCA=H an all-reduce that leaves the node takes five times as long
+//                             while NCCL_IB_HCA names H (a slow rail)
 //   MLENV_FAKE_NCCL_STALL=1   an all-reduce of several ranks never completes on the "device"
 // At exit it prints `fake-nccl: C communicators created, A aborted, L live` on stderr.
 
@@ -104,12 +106,20 @@ struct Fake {
   std::vector<Send> sends;  // the group's all-reduces, launched at its end
   int created = 0, aborted = 0, live = 0, ids = 0;
   std::chrono::microseconds call_time{2000};
+  std::chrono::microseconds net_time{2000};  // of a communicator wider than this process's GPUs
 
   Fake() {
     if (const char* gpus = std::getenv("MLENV_FAKE_GPUS")) devices = std::atoi(gpus);
     if (const char* where = std::getenv("MLENV_FAKE_NCCL_DIR")) dir = where;
     if (const char* us = std::getenv("MLENV_FAKE_NCCL_CALL_US"))
       call_time = std::chrono::microseconds(std::atoi(us));
+    net_time = call_time;
+    // A bad HCA slows every communicator that leaves the node while NCCL may use it: NCCL
+    // stripes its channels over every HCA of NCCL_IB_HCA, so the slowest paces them all.
+    const char* bad = std::getenv("MLENV_FAKE_NCCL_BAD_HCA");
+    const char* hcas = std::getenv("NCCL_IB_HCA");
+    if (bad && *bad && hcas && std::string(hcas).find(bad) != std::string::npos)
+      net_time = call_time * 5;
     const char* stall_text = std::getenv("MLENV_FAKE_NCCL_STALL");
     stall = stall_text && std::strcmp(stall_text, "1") == 0;
   }
@@ -195,7 +205,9 @@ void join(FakeNcclComm* comm) {
 // node measures the same figure, however loaded the machine, and the localisation names no one.
 void enqueue(FakeCudaStream& stream, const std::shared_ptr<Reduce>& reduce) {
   auto now = std::chrono::steady_clock::now();
-  reduce->ready_at = std::max(now, stream.busy_until) + fake().call_time;
+  const bool leaves_node = reduce->nranks > fake().devices;
+  reduce->ready_at =
+      std::max(now, stream.busy_until) + (leaves_node ? fake().net_time : fake().call_time);
   stream.busy_until = reduce->ready_at;
   stream.pending.push_back(reduce);
 }
