@@ -77,7 +77,7 @@ multi() {  # multi NAME NNODES GPUS MAX_BYTES [SLOW_NODE [BAD_RAIL_NODE]]: exit 
  "master_port": 29500, "transport": "${transport:-tcp}", "command": [], "services": [],
  "hostfile": "", "deepspeed_env": "",
  "nccl_check": {"min_busbw_gbps": 0, "max_bytes": $max_bytes, "timeout_s": 40,
-                "diagnose": true, "step_timeout_s": 20}}
+                "diagnose": true, "step_timeout_s": ${step_timeout:-20}}}
 JSON
   pids=
   node=0
@@ -85,7 +85,10 @@ JSON
     call_us=10000 bad_hca=
     [ "$node" -ne "$slow" ] || call_us=50000
     [ "$node" -ne "$bad_rail" ] || bad_hca=mlx5_1
+    die=
+    [ "$node" -ne "${dying:--1}" ] || die=$((gpus * 2))  # at its second pair round's split
     MLENV_FAKE_GPUS=$gpus MLENV_FAKE_NCCL_CALL_US=$call_us MLENV_FAKE_NCCL_BAD_HCA=$bad_hca \
+      MLENV_FAKE_NCCL_DIE_AT_SPLIT=$die \
       timeout 90 "$boot" ${roots:-} \
       --config "$dir/$name.json" --node-rank "$node" --nccl-check \
       --results "$dir/$name.results.json" > "$dir/$name.$node.out" 2> "$dir/$name.$node.err" &
@@ -98,8 +101,12 @@ JSON
     wait "$pid" || code=$?
     codes="$codes $code"
   done
+  node=0
   for err in "$dir/$name".*.err; do
-    grep -q "fake-nccl: .* 0 aborted, 0 live" "$err" || { echo "$err:"; cat "$err"; exit 1; }
+    if [ "$node" -ne "${dying:--1}" ]; then
+      grep -q "fake-nccl: .* 0 live" "$err" || { echo "$err:"; cat "$err"; exit 1; }
+    fi
+    node=$((node + 1))
   done
 }
 healthy() {  # healthy NAME NNODES GPUS: passes, every node and pair measured, no suspect
@@ -136,4 +143,18 @@ transport= roots=
 [ "$codes" = " 1 1 1 1" ] || { echo "rail exited$codes"; cat "$dir/rail".*.err; exit 1; }
 got=$(field rail 'doc["status"], [(s["node"], s["partner"], s["rail"]) for s in doc["suspects"]]')
 [ "$got" = "failed [(1, None, 'mlx5_1')]" ] || { echo "rail: $got"; cat "$dir/rail.results.json"; exit 1; }
-echo "NCCL backend on the fake: one node (sweep, per-node step, stalled all-reduce), two and four healthy nodes, a slow node and a slow rail named"
+# Node 3 of four dies when the second pair round splits: its partner's split never completes,
+# the step's deadline (3 s) ends it with the communicators aborted, and rank 0 names node 3 as
+# lost in the pairs step. No one hangs: the others exit 1, node 3 137.
+dying=3 step_timeout=3
+start=$(date +%s)
+multi dies 4 1 64
+dying= step_timeout=
+[ "$codes" = " 1 1 1 137" ] || { echo "dies exited$codes"; cat "$dir/dies".*.err; exit 1; }
+[ $(($(date +%s) - start)) -lt 40 ] || { echo "dies took $(($(date +%s) - start)) s"; exit 1; }
+got=$(field dies 'doc["status"], [(s["node"], s["reason"]) for s in doc["suspects"]]')
+case "$got" in
+  "failed [(3, 'lost during the pair"*) ;;
+  *) echo "dies: $got"; cat "$dir/dies.results.json"; exit 1 ;;
+esac
+echo "NCCL backend on the fake: one node (sweep, per-node step, stalled all-reduce), two and four healthy nodes, a slow node, a slow rail and a lost node named"

@@ -27,6 +27,7 @@
 //                             after its stream's previous one
 //   MLENV_FAKE_NCCL_BAD_HCA=H an all-reduce that leaves the node takes five times as long
 //                             while NCCL_IB_HCA names H (a slow rail)
+//   MLENV_FAKE_NCCL_DIE_AT_SPLIT=N  the process exits 137 at its Nth ncclCommSplit call
 //   MLENV_FAKE_NCCL_STALL=1   an all-reduce of several ranks never completes on the "device"
 // At exit it prints `fake-nccl: C communicators created, A aborted, L live` on stderr.
 
@@ -107,6 +108,8 @@ struct Fake {
   int created = 0, aborted = 0, live = 0, ids = 0;
   std::chrono::microseconds call_time{2000};
   std::chrono::microseconds net_time{2000};  // of a communicator wider than this process's GPUs
+  int die_at_split = -1;                     // this process dies at its Nth split call
+  int split_calls = 0;
 
   Fake() {
     if (const char* gpus = std::getenv("MLENV_FAKE_GPUS")) devices = std::atoi(gpus);
@@ -120,6 +123,8 @@ struct Fake {
     const char* hcas = std::getenv("NCCL_IB_HCA");
     if (bad && *bad && hcas && std::string(hcas).find(bad) != std::string::npos)
       net_time = call_time * 5;
+    if (const char* split = std::getenv("MLENV_FAKE_NCCL_DIE_AT_SPLIT"); split && *split)
+      die_at_split = std::atoi(split);
     const char* stall_text = std::getenv("MLENV_FAKE_NCCL_STALL");
     stall = stall_text && std::strcmp(stall_text, "1") == 0;
   }
@@ -391,6 +396,8 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId i
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm,
                            ncclConfig_t* config) {
   if (comm->state == ncclInProgress) return ncclInvalidArgument;
+  // A node that dies: no word to anyone, as a killed process or a lost machine.
+  if (fake().split_calls++ == fake().die_at_split) ::_exit(137);
   *newcomm = nullptr;
   comm->split_folder = fake().dir + "/" + comm->world + "/split" + std::to_string(comm->splits++);
   comm->split_out = newcomm;
