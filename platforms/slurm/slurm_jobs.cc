@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "compiler/apply/record_values.h"
 #include "compiler/apply/runner.h"
 
 namespace mlenv::plan::slurm {
@@ -57,7 +58,8 @@ std::pair<std::string_view, std::string_view> split_bar(std::string_view line) {
 std::optional<std::string> parse_job_id(std::string_view parsable) {
   std::string_view line = first_line(parsable);
   std::string_view id = line.substr(0, line.find(';'));
-  if (!all_digits(id)) return std::nullopt;
+  // The one definition of a job id, which the record's trailer holds (at most 20 digits).
+  if (!is_slurm_job_id(id)) return std::nullopt;
   return std::string(id);
 }
 

@@ -12,7 +12,7 @@
 namespace mlenv::plan::slurm {
 
 /// The job id in `sbatch --parsable` output (`<id>` or `<id>;<cluster>`, one line), or nullopt
-/// when the output is not that.
+/// when the output is not that or the id is not one a record can hold (is_slurm_job_id).
 std::optional<std::string> parse_job_id(std::string_view parsable);
 
 /// `sbatch --parsable --chdir=<env_dir> <env_dir>/<script> [<config> [<image>]]`: the job's
