@@ -5,12 +5,12 @@
 # `PATTERN|STATUS|OUTPUT`: the first line whose PATTERN occurs in the arguments prints OUTPUT (or
 # the file FILE for `@FILE`) and exits STATUS (a PATTERN starting with `once:` is used once,
 # then removed); otherwise `whoami --show-server` and `config view --minify` print the current
-# server, $MLENV_FAKE_SERVER (default https://api.example.com:6443). As kubectl it refuses oc's own
-# commands (whoami, rsync, start-build, ...), as real kubectl does; with MLENV_FAKE_API=kubernetes
-# it answers as a plain Kubernetes cluster does, refusing to get or apply OpenShift's kinds
-# (Route, Build, BuildConfig, ImageStream, ImageStreamTag, SecurityContextConstraints), so a
-# Kubernetes env's tests fail when mlenvc sends it anything only OpenShift has. Fails when the arguments
-# contain $MLENV_FAKE_FAIL; sleeps $MLENV_FAKE_SLEEP
+# server, $MLENV_FAKE_SERVER (default https://api.example.com:6443). As kubectl it refuses
+# oc's own commands (whoami, rsync, start-build, ...), as real kubectl does; with
+# MLENV_FAKE_API=kubernetes it answers as a plain Kubernetes cluster does, refusing to get or
+# apply OpenShift's kinds (Route, Build, BuildConfig, ImageStream, ImageStreamTag,
+# SecurityContextConstraints), so a Kubernetes env's tests fail when mlenvc sends it anything
+# only OpenShift has. Fails when the arguments contain $MLENV_FAKE_FAIL; sleeps $MLENV_FAKE_SLEEP
 # seconds when they contain $MLENV_FAKE_SLEEP_ON (default `rollout`), appending its pid to
 # $MLENV_FAKE_PIDS when set; writes $MLENV_FAKE_WRITE_VALUE into the file $MLENV_FAKE_WRITE (to
 # move a ref behind apply's back). As podman or buildah, `push --digestfile=FILE` writes

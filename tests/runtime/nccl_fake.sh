@@ -46,7 +46,8 @@ grep -q "fake-nccl: 3 communicators created, 0 aborted, 0 live" \
 config "$dir/node.json" 30 true
 run node
 [ "$status" -eq 0 ] || { echo "diagnose exited $status"; cat "$dir/node.err"; exit 1; }
-[ "$(field node 'doc["localised"], len(doc["nodes"]), doc["nodes"][0]["error"] == "", doc["nodes"][0]["busbw_gbps"] > 0')" = "True 1 True True" ] \
+node0='doc["nodes"][0]["error"] == "", doc["nodes"][0]["busbw_gbps"] > 0'
+[ "$(field node "doc[\"localised\"], len(doc[\"nodes\"]), $node0")" = "True 1 True True" ] \
   || { cat "$dir/node.results.json" "$dir/node.err"; exit 1; }
 grep -q "fake-nccl: 6 communicators created, 0 aborted, 0 live" "$dir/node.err" \
   || { echo "communicators leaked:"; cat "$dir/node.err"; exit 1; }
@@ -56,7 +57,8 @@ grep -q "fake-nccl: 6 communicators created, 0 aborted, 0 live" "$dir/node.err" 
 config "$dir/stall.json" 2 false
 export MLENV_FAKE_NCCL_STALL=1
 run stall
-[ "$status" -eq 74 ] || { echo "a stalled all-reduce exited $status"; cat "$dir/stall.err"; exit 1; }
+[ "$status" -eq 74 ] ||
+  { echo "a stalled all-reduce exited $status"; cat "$dir/stall.err"; exit 1; }
 [ "$(field stall 'doc["status"]')" = error ] || exit 1
 grep -q "did not finish before the deadline" "$dir/stall.err" || { cat "$dir/stall.err"; exit 1; }
 grep -q "fake-nccl: 3 communicators created, 3 aborted, 0 live" "$dir/stall.err" \
@@ -69,7 +71,8 @@ unset MLENV_FAKE_NCCL_STALL
 # little late on a loaded machine does not make its node look slow.
 multi() {  # multi NAME NNODES GPUS MAX_BYTES [SLOW_NODE [BAD_RAIL_NODE]]: exit codes in $codes
   name=$1 nnodes=$2 gpus=$3 max_bytes=$4 slow=${5:--1} bad_rail=${6:--1}
-  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
   cat > "$dir/$name.json" <<JSON
 {"format_version": 3, "job": "test/fake-nccl-$name", "rank": {"env": "JOB_COMPLETION_INDEX"},
  "rendezvous": {"host": "127.0.0.1", "host_env": "", "port": $port},
@@ -113,8 +116,11 @@ healthy() {  # healthy NAME NNODES GPUS: passes, every node and pair measured, n
   multi "$1" "$2" "$3" 65536
   [ "$(echo $codes | tr -d ' 0')" = "" ] || { echo "$1 exited$codes"; cat "$dir/$1".*.err; exit 1; }
   expected="passed $(($2 * $3)) True $2 True True 0 []"
-  got=$(field "$1" 'doc["status"], doc["world_size"], doc["localised"], len(doc["nodes"]), len(doc["pairs"]) > 0, all(n["error"] == "" and n["busbw_gbps"] > 0 for n in doc["nodes"] + doc["pairs"]), sum(r["wrong"] for r in doc["rows"]), doc["suspects"]')
-  [ "$got" = "$expected" ] || { echo "$1: $got, not $expected"; cat "$dir/$1.results.json"; exit 1; }
+  measured='all(n["error"] == "" and n["busbw_gbps"] > 0 for n in doc["nodes"] + doc["pairs"])'
+  got=$(field "$1" "doc[\"status\"], doc[\"world_size\"], doc[\"localised\"], len(doc[\"nodes\"]),
+    len(doc[\"pairs\"]) > 0, $measured, sum(r[\"wrong\"] for r in doc[\"rows\"]), doc[\"suspects\"]")
+  [ "$got" = "$expected" ] ||
+    { echo "$1: $got, not $expected"; cat "$dir/$1.results.json"; exit 1; }
 }
 healthy two 2 2    # two nodes of two GPUs: grouped launches, a pair of four ranks
 healthy four 4 1   # four nodes of one GPU: lone launches, one-rank node steps, two pair rounds
@@ -123,7 +129,8 @@ healthy four 4 1   # four nodes of one GPU: lone launches, one-rank node steps, 
 multi slow 4 2 64 2
 [ "$codes" = " 1 1 1 1" ] || { echo "slow exited$codes"; cat "$dir/slow".*.err; exit 1; }
 got=$(field slow 'doc["status"], [(s["node"], s["partner"], s["rail"]) for s in doc["suspects"]]')
-[ "$got" = "failed [(2, None, '')]" ] || { echo "slow: $got"; cat "$dir/slow.results.json"; exit 1; }
+[ "$got" = "failed [(2, None, '')]" ] ||
+  { echo "slow: $got"; cat "$dir/slow.results.json"; exit 1; }
 # Node 1's rail mlx5_1 is slow: its pairs are slow and its own GPUs fine, so it is a network
 # suspect, and the rail step (a child mlenv-boot per HCA, only that HCA in NCCL_IB_HCA) names
 # that rail of that node, and nothing else. Every node's probe sees two active InfiniBand
@@ -142,7 +149,8 @@ multi rail 4 2 64 -1 1
 transport= roots=
 [ "$codes" = " 1 1 1 1" ] || { echo "rail exited$codes"; cat "$dir/rail".*.err; exit 1; }
 got=$(field rail 'doc["status"], [(s["node"], s["partner"], s["rail"]) for s in doc["suspects"]]')
-[ "$got" = "failed [(1, None, 'mlx5_1')]" ] || { echo "rail: $got"; cat "$dir/rail.results.json"; exit 1; }
+[ "$got" = "failed [(1, None, 'mlx5_1')]" ] ||
+  { echo "rail: $got"; cat "$dir/rail.results.json"; exit 1; }
 # Node 3 of four dies when the second pair round splits: its partner's split never completes,
 # the step's deadline (3 s) ends it with the communicators aborted, and rank 0 names node 3 as
 # lost in the pairs step. No one hangs: the others exit 1, node 3 137.
@@ -157,4 +165,5 @@ case "$got" in
   "failed [(3, 'lost during the pair"*) ;;
   *) echo "dies: $got"; cat "$dir/dies.results.json"; exit 1 ;;
 esac
-echo "NCCL backend on the fake: one node (sweep, per-node step, stalled all-reduce), two and four healthy nodes, a slow node, a slow rail and a lost node named"
+echo "NCCL backend on the fake: one node (sweep, per-node step, stalled all-reduce), two and four"
+echo "healthy nodes, a slow node, a slow rail and a lost node named"
