@@ -4,8 +4,9 @@
 # a communicator whose last operation is still in progress is refused (NCCL src/init.cc,
 # ncclCommEnsureReady). Three ranks on one node, as on a node of several GPUs; then several
 # mlenv-boot processes on loopback (real rendezvous and control channel), whose ranks meet in
-# the fake's directory: the sweep across nodes, the per-node and pair steps.
-# usage: nccl_fake.sh MLENV_BOOT_FAKE_NCCL
+# the fake's directory: the sweep across nodes, the per-node, pair and rail steps, a slow node,
+# a slow rail and a node lost mid-step.
+# usage: [KEEP=1] nccl_fake.sh MLENV_BOOT_FAKE_NCCL   (KEEP=1 leaves the work folder in /tmp)
 set -eu
 boot="$1"
 export MLENV_FAKE_GPUS=3
