@@ -548,6 +548,12 @@ TEST_CASE("day2: dev-session refuses what sync and port-forward refuse, before a
   CHECK(f.commands().empty());
 }
 
+// `urls` of the typical env with no Route: each of its tools' port-forward instead.
+const std::string kNoUrl =
+    "barcelona/ml-dev-env exposes no URL\n"
+    "  debugpy (port 5678): mlenvc port-forward ml-dev-env debugpy\n"
+    "  vscode (port 8080): mlenvc port-forward ml-dev-env vscode\n";
+
 TEST_CASE("day2: urls lists the env's Routes", "[day2]") {
   Day2Fixture f;
   REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
@@ -563,10 +569,7 @@ TEST_CASE("day2: urls lists the env's Routes", "[day2]") {
   REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
     return show_urls({"ml-dev-env", "", 60}, out, d);
   }) == 0);
-  CHECK(f.out ==
-        "barcelona/ml-dev-env exposes no URL\n"
-        "  debugpy (port 5678): mlenvc port-forward ml-dev-env debugpy\n"
-        "  vscode (port 8080): mlenvc port-forward ml-dev-env vscode\n");
+  CHECK(f.out == kNoUrl);
 }
 
 // Routes and Builds are OpenShift's kinds: a Kubernetes cluster's API has none, and kubectl
@@ -591,10 +594,7 @@ TEST_CASE("day2: a Kubernetes env's status and urls ask for no Route or build", 
   REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
     return show_urls({"ml-dev-env", "", 60}, out, d);
   }) == 0);
-  CHECK(f.out ==
-        "barcelona/ml-dev-env exposes no URL\n"
-        "  debugpy (port 5678): mlenvc port-forward ml-dev-env debugpy\n"
-        "  vscode (port 8080): mlenvc port-forward ml-dev-env vscode\n");
+  CHECK(f.out == kNoUrl);
   for (const std::string& command : f.commands())
     CHECK(command.find("routes") == std::string::npos);
 }
