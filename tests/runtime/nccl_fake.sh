@@ -5,7 +5,7 @@
 # ncclCommEnsureReady). Three ranks on one node, as on a node of several GPUs; then several
 # mlenv-boot processes on loopback (real rendezvous and control channel), whose ranks meet in
 # the fake's directory: the sweep across nodes, the per-node, pair and rail steps, a slow node,
-# a slow rail and a node lost mid-step.
+# a slow rail, and a node lost mid-step and one lost in the sweep.
 # usage: [KEEP=1] nccl_fake.sh MLENV_BOOT_FAKE_NCCL   (KEEP=1 leaves the work folder in /tmp)
 set -eu
 boot="$1"
@@ -80,7 +80,7 @@ print(s.getsockname()[1])')
  "nnodes": $nnodes, "nproc_per_node": $gpus, "gpus_per_node": $gpus,
  "master_port": 29500, "transport": "${transport:-tcp}", "command": [], "services": [],
  "hostfile": "", "deepspeed_env": "",
- "nccl_check": {"min_busbw_gbps": 0, "max_bytes": $max_bytes, "timeout_s": 40,
+ "nccl_check": {"min_busbw_gbps": 0, "max_bytes": $max_bytes, "timeout_s": ${sweep_timeout:-40},
                 "diagnose": true, "step_timeout_s": ${step_timeout:-20}}}
 JSON
   pids=
@@ -89,10 +89,12 @@ JSON
     call_us=10000 bad_hca=
     [ "$node" -ne "$slow" ] || call_us=50000
     [ "$node" -ne "$bad_rail" ] || bad_hca=mlx5_1
-    die=
-    [ "$node" -ne "${dying:--1}" ] || die=$((gpus * 2))  # at its second pair round's split
+    die_split= die_reduce=  # the dying node's: at its Nth split, or its Nth all-reduce
+    if [ "$node" -eq "${dying:--1}" ]; then
+      die_split=${dying_split:-} die_reduce=${dying_reduce:-}
+    fi
     MLENV_FAKE_GPUS=$gpus MLENV_FAKE_NCCL_CALL_US=$call_us MLENV_FAKE_NCCL_BAD_HCA=$bad_hca \
-      MLENV_FAKE_NCCL_DIE_AT_SPLIT=$die \
+      MLENV_FAKE_NCCL_DIE_AT_SPLIT=$die_split MLENV_FAKE_NCCL_DIE_AT_REDUCE=$die_reduce \
       timeout 90 "$boot" ${roots:-} \
       --config "$dir/$name.json" --node-rank "$node" --nccl-check \
       --results "$dir/$name.results.json" > "$dir/$name.$node.out" 2> "$dir/$name.$node.err" &
@@ -155,10 +157,10 @@ got=$(field rail 'doc["status"], [(s["node"], s["partner"], s["rail"]) for s in 
 # Node 3 of four dies when the second pair round splits: its partner's split never completes,
 # the step's deadline (3 s) ends it with the communicators aborted, and rank 0 names node 3 as
 # lost in the pairs step. No one hangs: the others exit 1, node 3 137.
-dying=3 step_timeout=3
+dying=3 dying_split=2 step_timeout=3  # splits 0 and 1: the node step and pair round 1
 start=$(date +%s)
 multi dies 4 1 64
-dying= step_timeout=
+dying= dying_split= step_timeout=
 [ "$codes" = " 1 1 1 137" ] || { echo "dies exited$codes"; cat "$dir/dies".*.err; exit 1; }
 [ $(($(date +%s) - start)) -lt 40 ] || { echo "dies took $(($(date +%s) - start)) s"; exit 1; }
 got=$(field dies 'doc["status"], [(s["node"], s["reason"]) for s in doc["suspects"]]')
@@ -166,5 +168,18 @@ case "$got" in
   "failed [(3, 'lost during the pair"*) ;;
   *) echo "dies: $got"; cat "$dir/dies.results.json"; exit 1 ;;
 esac
+# Node 1 of three dies at its sixth all-reduce, in the sweep: the others' all-reduces never
+# complete, the sweep's deadline (5 s) ends them, and rank 0 names node 1 as lost in the sweep.
+dying=1 dying_reduce=5 sweep_timeout=5
+start=$(date +%s)
+multi sweepdies 3 1 64
+dying= dying_reduce= sweep_timeout=
+[ "$codes" = " 1 137 1" ] || { echo "sweepdies exited$codes"; cat "$dir/sweepdies".*.err; exit 1; }
+[ $(($(date +%s) - start)) -lt 40 ] || { echo "sweepdies took too long"; exit 1; }
+got=$(field sweepdies 'doc["status"], [(s["node"], s["reason"]) for s in doc["suspects"]]')
+case "$got" in
+  "failed [(1, 'lost during the sweep"*) ;;
+  *) echo "sweepdies: $got"; cat "$dir/sweepdies.results.json"; exit 1 ;;
+esac
 echo "NCCL backend on the fake: one node (sweep, per-node step, stalled all-reduce), two and four"
-echo "healthy nodes, a slow node, a slow rail and a lost node named"
+echo "healthy nodes, a slow node, a slow rail and nodes lost in a step and in the sweep named"

@@ -28,6 +28,7 @@
 //   MLENV_FAKE_NCCL_BAD_HCA=H an all-reduce that leaves the node takes five times as long
 //                             while NCCL_IB_HCA names H (a slow rail)
 //   MLENV_FAKE_NCCL_DIE_AT_SPLIT=N  the process exits 137 at its Nth ncclCommSplit call
+//   MLENV_FAKE_NCCL_DIE_AT_REDUCE=N the same at its Nth all-reduce of several ranks
 //   MLENV_FAKE_NCCL_STALL=1   an all-reduce of several ranks never completes on the "device"
 // At exit it prints `fake-nccl: C communicators created, A aborted, L live` on stderr.
 
@@ -109,6 +110,8 @@ struct Fake {
   std::chrono::microseconds net_time{2000};  // of a communicator wider than this process's GPUs
   int die_at_split = -1;                     // this process dies at its Nth split call
   int split_calls = 0;
+  int die_at_reduce = -1;  // or at its Nth all-reduce of several ranks
+  int reduce_calls = 0;
 
   Fake() {
     if (const char* gpus = std::getenv("MLENV_FAKE_GPUS")) devices = std::atoi(gpus);
@@ -124,6 +127,8 @@ struct Fake {
       net_time = call_time * 5;
     if (const char* split = std::getenv("MLENV_FAKE_NCCL_DIE_AT_SPLIT"); split && *split)
       die_at_split = std::atoi(split);
+    if (const char* reduce = std::getenv("MLENV_FAKE_NCCL_DIE_AT_REDUCE"); reduce && *reduce)
+      die_at_reduce = std::atoi(reduce);
     const char* stall_text = std::getenv("MLENV_FAKE_NCCL_STALL");
     stall = stall_text && std::strcmp(stall_text, "1") == 0;
   }
@@ -456,6 +461,7 @@ ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count, n
     enqueue(*stream, copy);
     return ncclSuccess;
   }
+  if (fake().reduce_calls++ == fake().die_at_reduce) ::_exit(137);
   const auto* values = static_cast<const float*>(sendbuff);
   fake().sends.push_back(
       {comm, std::vector<float>(values, values + count), static_cast<float*>(recvbuff), stream});
