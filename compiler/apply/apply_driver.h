@@ -12,7 +12,7 @@
 #include "compiler/apply/destroy.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/plan/git_repo.h"
-#include "platforms/kube/apply/steps.h"
+#include "targets/kube/apply/steps.h"
 
 namespace mlenv::plan {
 

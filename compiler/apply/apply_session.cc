@@ -13,8 +13,8 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/worktree.h"
-#include "platforms/kube/apply/step_runner.h"
-#include "platforms/provider.h"
+#include "targets/kube/apply/step_runner.h"
+#include "targets/provider.h"
 
 namespace mlenv::plan {
 namespace fs = std::filesystem;

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "compiler/diag/diagnostic.h"
-#include "platforms/kube/apply/steps.h"
-#include "platforms/target.h"
+#include "targets/kube/apply/steps.h"
+#include "targets/target.h"
 
 namespace mlenv::plan {
 

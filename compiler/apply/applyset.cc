@@ -9,7 +9,7 @@
 #include "compiler/base/version.h"
 #include "compiler/diag/render.h"
 #include "compiler/plan/yaml_fields.h"
-#include "platforms/common/plan_json.h"
+#include "targets/common/plan_json.h"
 
 namespace mlenv::plan {
 namespace {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "platforms/common/dockerfile.h"
+#include "targets/common/dockerfile.h"
 
 namespace mlenv::plan {
 

@@ -17,7 +17,7 @@ struct ContextPath {
 /// What the build of `dockerfile` (relative to the plan root) reads: the Dockerfile, as
 /// `Dockerfile` at the context's root (where a build that names no path finds it: the envs
 /// that share an image share its build in the cluster, which can name no env's directory), and
-/// mlenv-boot's sources; platforms/common/dockerfile.cc COPYs nothing else from its context.
+/// mlenv-boot's sources; targets/common/dockerfile.cc COPYs nothing else from its context.
 std::vector<ContextPath> build_context_paths(const std::string& dockerfile);
 
 /// A temporary directory holding copies of those of `paths` (from under `root`) that exist;

@@ -6,8 +6,8 @@
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
 #include "compiler/base/file_system.h"
-#include "platforms/kube/apply/step_runner.h"
-#include "platforms/provider.h"
+#include "targets/kube/apply/step_runner.h"
+#include "targets/provider.h"
 
 namespace mlenv::plan {
 namespace {

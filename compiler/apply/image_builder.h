@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "platforms/kube/apply/steps.h"
+#include "targets/kube/apply/steps.h"
 
 namespace mlenv::plan {
 

@@ -4,8 +4,8 @@
 
 #include "compiler/apply/image_builder.h"
 #include "compiler/apply/records.h"
-#include "platforms/slurm/slurm_apply.h"
-#include "platforms/slurm/slurm_image.h"
+#include "targets/slurm/slurm_apply.h"
+#include "targets/slurm/slurm_image.h"
 
 namespace mlenv::plan {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "compiler/diag/diagnostic.h"
 #include "compiler/plan/git_repo.h"
-#include "platforms/kube/apply/steps.h"
+#include "targets/kube/apply/steps.h"
 
 namespace mlenv::plan {
 

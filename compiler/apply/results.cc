@@ -8,8 +8,8 @@
 #include "compiler/day2/day2_driver.h"
 #include "compiler/diag/render.h"
 #include "compiler/plan/git_repo.h"
-#include "platforms/common/plan_json.h"
-#include "platforms/provider.h"
+#include "targets/common/plan_json.h"
+#include "targets/provider.h"
 
 namespace mlenv::plan {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // The seam between the language's rules and a platform's: the fields a platform has, and its
 // rules on an env's values (what it needs, what it cannot run). compiler/check names no
-// platform; each provider implements PlatformRules in its own folder (platforms/README.md), and
+// platform; each provider implements PlatformRules in its own folder (targets/README.md), and
 // check_program is given every provider's. The platforms library depends on this header, never
 // the other way round.
 

@@ -30,7 +30,7 @@ bool has_control(std::string_view s, bool allow_newline_and_tab) {
   return false;
 }
 
-// --- The Dockerfile's words (platforms/openshift/build.cc) ---------------------------------
+// --- The Dockerfile's words (targets/openshift/build.cc) ---------------------------------
 
 // An image reference (distribution/reference's grammar, loosened to its character set): one
 // word, because `FROM x AS mlenv-boot` must stay one instruction with its stage name.

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "compiler/diag/diagnostic.h"
-#include "platforms/common/plan_json.h"
+#include "targets/common/plan_json.h"
 
 namespace mlenv::plan::day2 {
 

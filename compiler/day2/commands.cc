@@ -12,7 +12,7 @@
 #include "compiler/day2/commands.h"
 #include "compiler/day2/day2_driver.h"
 #include "compiler/diag/render.h"
-#include "platforms/provider.h"
+#include "targets/provider.h"
 
 namespace mlenv::plan::day2 {
 namespace fs = std::filesystem;

@@ -1,7 +1,7 @@
 #pragma once
 // What a provider's day-2 driver does for one applied env of its platform. The command line
 // (compiler/driver/cmd_*.cc) and commands.cc resolve the env and ask the driver of its
-// platform (platforms/provider.h); only the driver knows the platform's clients.
+// platform (targets/provider.h); only the driver knows the platform's clients.
 
 #include <optional>
 #include <ostream>
@@ -10,7 +10,7 @@
 #include "compiler/day2/applied_env.h"
 #include "compiler/day2/commands.h"
 #include "compiler/diag/diagnostic.h"
-#include "platforms/common/plan_json.h"
+#include "targets/common/plan_json.h"
 
 namespace mlenv::plan::day2 {
 

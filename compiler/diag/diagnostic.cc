@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
-#include "platforms/kubernetes/codes_text.h"  // spliced into shared codes' texts
-#include "platforms/local/codes_text.h"
-#include "platforms/openshift/codes_text.h"
-#include "platforms/slurm/codes_text.h"
+#include "targets/kubernetes/codes_text.h"  // spliced into shared codes' texts
+#include "targets/local/codes_text.h"
+#include "targets/openshift/codes_text.h"
+#include "targets/slurm/codes_text.h"
 
 namespace mlenv {
 
@@ -17,9 +17,9 @@ const std::vector<CodeInfo>& all_codes() {
 #include "compiler/diag/codes_front.def"
 #include "compiler/diag/codes_plan.def"
 #include "compiler/diag/codes_target.def"
-#include "platforms/kubernetes/codes.def"
-#include "platforms/openshift/codes.def"
-#include "platforms/slurm/codes.def"
+#include "targets/kubernetes/codes.def"
+#include "targets/openshift/codes.def"
+#include "targets/slurm/codes.def"
 #undef MLENV_DIAG
   };
   return codes;

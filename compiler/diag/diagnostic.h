@@ -14,15 +14,15 @@ namespace mlenv {
 enum class Severity : std::uint8_t { Error, Warning, Note };
 
 /// Every diagnostic code, from the registry files `codes_*.def` and the codes only one
-/// platform reports (platforms/<platform>/codes.def).
+/// platform reports (targets/<platform>/codes.def).
 enum class Code : std::uint16_t {
 #define MLENV_DIAG(id, severity, summary, explanation) id,
 #include "compiler/diag/codes_front.def"
 #include "compiler/diag/codes_plan.def"
 #include "compiler/diag/codes_target.def"
-#include "platforms/kubernetes/codes.def"
-#include "platforms/openshift/codes.def"
-#include "platforms/slurm/codes.def"
+#include "targets/kubernetes/codes.def"
+#include "targets/openshift/codes.def"
+#include "targets/slurm/codes.def"
 #undef MLENV_DIAG
 };
 

@@ -9,7 +9,7 @@
 #include "compiler/driver/day2_options.h"
 #include "compiler/driver/options.h"
 #include "compiler/driver/pipeline.h"
-#include "platforms/target.h"
+#include "targets/target.h"
 
 namespace mlenv::driver {
 namespace {

@@ -9,8 +9,8 @@
 #include "compiler/driver/options.h"
 #include "compiler/driver/pipeline.h"
 #include "compiler/plan/output_writer.h"
-#include "platforms/openapi/openapi.h"
-#include "platforms/target.h"
+#include "targets/openapi/openapi.h"
+#include "targets/target.h"
 
 namespace mlenv::driver {
 namespace {

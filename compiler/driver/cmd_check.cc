@@ -5,7 +5,7 @@
 #include "compiler/driver/commands.h"
 #include "compiler/driver/options.h"
 #include "compiler/driver/pipeline.h"
-#include "platforms/target.h"
+#include "targets/target.h"
 
 namespace mlenv::driver {
 

@@ -13,7 +13,7 @@
 #include "compiler/plan/plan_session.h"
 #include "compiler/plan/summary.h"
 #include "compiler/plan/summary_markdown.h"
-#include "platforms/target.h"
+#include "targets/target.h"
 
 namespace mlenv::driver {
 namespace {

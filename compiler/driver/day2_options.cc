@@ -4,7 +4,7 @@
 
 #include "compiler/apply/runner.h"
 #include "compiler/diag/render.h"
-#include "platforms/kube/apply/step_runner.h"
+#include "targets/kube/apply/step_runner.h"
 
 namespace mlenv::driver {
 

@@ -7,7 +7,7 @@
 
 #include "compiler/diag/diagnostic.h"
 #include "compiler/driver/options.h"
-#include "platforms/kube/day2/session.h"
+#include "targets/kube/day2/session.h"
 
 namespace mlenv::driver {
 

@@ -6,7 +6,7 @@
 
 #include "compiler/check/check.h"
 #include "compiler/diag/render.h"
-#include "platforms/provider.h"
+#include "targets/provider.h"
 
 namespace mlenv::driver {
 

@@ -11,7 +11,7 @@
 #include "compiler/check/check.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/ir/program.h"
-#include "platforms/target.h"
+#include "targets/target.h"
 
 namespace mlenv::driver {
 

@@ -30,8 +30,8 @@ enum class Attachment { sriov, existing };
 enum class EnvKind { dev, run, acceptance };
 enum class Service { vscode, jupyter, tensorboard };
 enum class Auth { oauth_proxy, none };
-/// What runs a cluster's envs; each has its provider (platforms/provider.h), listed once in
-/// platforms/registry.cc. `local` is the last.
+/// What runs a cluster's envs; each has its provider (targets/provider.h), listed once in
+/// targets/registry.cc. `local` is the last.
 enum class Platform { openshift, kubernetes, slurm, local };
 
 /// The name of a platform as written in programs and plan.json ("openshift").

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "platforms/provider.h"
+#include "targets/provider.h"
 
-#include "platforms/provider.h"
+#include "targets/provider.h"
 
 namespace mlenv::plan {
 

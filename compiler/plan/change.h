@@ -44,7 +44,7 @@ struct Change {
 bool holds_data(const std::string& kind);
 
 /// Whether objects of `kind` are an admission policy that grants pods privileges, as the
-/// platform whose kind it is says (platforms/provider.h).
+/// platform whose kind it is says (targets/provider.h).
 bool grants_privileges(const std::string& kind);
 
 /// Whether apply deletes or replaces an object only when `--allow-destroy=ADDRESS` names it:

@@ -10,9 +10,9 @@
 #include "compiler/plan/content_diff.h"
 #include "compiler/plan/pod_claims.h"
 #include "compiler/plan/yaml_fields.h"
-#include "platforms/common/dockerfile.h"
-#include "platforms/common/plan_json.h"
-#include "platforms/provider.h"
+#include "targets/common/dockerfile.h"
+#include "targets/common/plan_json.h"
+#include "targets/provider.h"
 
 namespace mlenv::plan {
 namespace {

@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-#include "platforms/target.h"
+#include "targets/target.h"
 
 namespace mlenv::plan {
 

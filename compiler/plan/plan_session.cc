@@ -10,7 +10,7 @@
 #include "compiler/plan/differ.h"
 #include "compiler/plan/shared_changes.h"
 #include "compiler/plan/worktree.h"
-#include "platforms/common/plan_json.h"
+#include "targets/common/plan_json.h"
 
 namespace mlenv::plan {
 namespace fs = std::filesystem;

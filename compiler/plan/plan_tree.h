@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "compiler/plan/blob_id.h"
-#include "platforms/target.h"
+#include "targets/target.h"
 
 namespace mlenv::plan {
 

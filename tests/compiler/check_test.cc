@@ -8,7 +8,7 @@
 #include "compiler/check/check.h"
 #include "compiler/check/platform_rules.h"
 #include "compiler/check/types.h"
-#include "platforms/provider.h"
+#include "targets/provider.h"
 
 namespace mlenv {
 namespace {

@@ -9,7 +9,7 @@
 #include "compiler/check/check.h"
 #include "compiler/check/git_imports.h"
 #include "compiler/check/lock_file.h"
-#include "platforms/provider.h"
+#include "targets/provider.h"
 
 namespace mlenv {
 namespace {

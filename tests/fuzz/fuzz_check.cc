@@ -11,8 +11,8 @@
 #include "compiler/check/check.h"
 #include "compiler/parse/parser.h"
 #include "compiler/syntax/format.h"
-#include "platforms/provider.h"
-#include "platforms/target.h"
+#include "targets/provider.h"
+#include "targets/target.h"
 
 namespace {
 

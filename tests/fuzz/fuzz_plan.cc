@@ -12,12 +12,12 @@
 #include "compiler/apply/record_values.h"
 #include "compiler/apply/records.h"
 #include "compiler/apply/results.h"
-#include "platforms/common/plan_json.h"
-#include "platforms/kube/day2/cluster_json.h"
-#include "platforms/openshift/day2/builds.h"
-#include "platforms/openshift/day2/routes.h"
-#include "platforms/slurm/slurm_apply.h"
-#include "platforms/slurm/slurm_jobs.h"
+#include "targets/common/plan_json.h"
+#include "targets/kube/day2/cluster_json.h"
+#include "targets/openshift/day2/builds.h"
+#include "targets/openshift/day2/routes.h"
+#include "targets/slurm/slurm_apply.h"
+#include "targets/slurm/slurm_jobs.h"
 
 using namespace mlenv::plan;
 

@@ -9,7 +9,7 @@
 #include "compiler/apply/applyset.h"
 #include "compiler/apply/destroy.h"
 #include "compiler/apply/runner.h"
-#include "platforms/kube/apply/step_runner.h"
+#include "targets/kube/apply/step_runner.h"
 #include "tests/plan/apply_fixture.h"
 
 namespace mlenv::plan {

@@ -22,9 +22,9 @@
 #include "compiler/apply/results.h"
 #include "compiler/day2/commands.h"
 #include "compiler/day2/line_stream.h"
-#include "platforms/kube/day2/cluster_json.h"
-#include "platforms/openshift/day2/builds.h"
-#include "platforms/openshift/day2/routes.h"
+#include "targets/kube/day2/cluster_json.h"
+#include "targets/openshift/day2/builds.h"
+#include "targets/openshift/day2/routes.h"
 #include "tests/plan/apply_fixture.h"
 #include "tests/plan/golden.h"
 

@@ -9,9 +9,9 @@
 #include "compiler/plan/differ.h"
 #include "compiler/plan/summary.h"
 #include "compiler/plan/yaml_fields.h"
-#include "platforms/common/plan_json.h"
-#include "platforms/kube/replace_rules.h"
-#include "platforms/provider.h"
+#include "targets/common/plan_json.h"
+#include "targets/kube/replace_rules.h"
+#include "targets/provider.h"
 #include "tests/plan/support.h"
 
 namespace mlenv::plan {
@@ -139,7 +139,7 @@ TEST_CASE("a changed run is a replace: a Job's pod template is immutable", "[pla
   CHECK(!openshift.is_run_kind("StatefulSet"));
 }
 
-// The pod template carries boot.json's digest (platforms/kube/builders.h kBootConfigAnnotation):
+// The pod template carries boot.json's digest (targets/kube/builders.h kBootConfigAnnotation):
 // the kubelet restarts no pod for a changed ConfigMap, so the template must change.
 std::string boot_digest(const std::string& digest) {
   return "  template:\n    metadata:\n      annotations:\n        mlenv.dev/boot-config-sha256: " +
@@ -180,7 +180,7 @@ TEST_CASE("a changed boot.json rolls a dev env's pods and is a new run", "[plan]
 
 TEST_CASE("envs that run one image list its build once, and a new one builds nothing", "[plan]") {
   // Two envs of one image: their Dockerfiles are the same bytes and they share its
-  // ImageStream and BuildConfig (platforms/openshift/build.cc), which apply builds once.
+  // ImageStream and BuildConfig (targets/openshift/build.cc), which apply builds once.
   auto of_image = [](const std::string& name) {
     FakeEnv env = typical_env();
     env.env = name;

@@ -14,9 +14,9 @@
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
 #include "compiler/plan/summary.h"
-#include "platforms/kube/day2/cluster_json.h"
-#include "platforms/slurm/slurm_apply.h"
-#include "platforms/slurm/slurm_jobs.h"
+#include "targets/kube/day2/cluster_json.h"
+#include "targets/slurm/slurm_apply.h"
+#include "targets/slurm/slurm_jobs.h"
 #include "tests/plan/apply_fixture.h"
 
 #include <sstream>

@@ -1,4 +1,4 @@
-// plan.json's one model (platforms/common/plan_json.h): every platform's plan reads back to
+// plan.json's one model (targets/common/plan_json.h): every platform's plan reads back to
 // the bytes it was written as, and plans of older formats still read.
 
 #include <catch2/catch.hpp>
@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "platforms/common/plan_json.h"
-#include "platforms/provider.h"
+#include "targets/common/plan_json.h"
+#include "targets/provider.h"
 
 namespace mlenv::plan {
 namespace {

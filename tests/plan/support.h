@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "platforms/target.h"
+#include "targets/target.h"
 
 namespace mlenv::plan::testing {
 

@@ -315,7 +315,7 @@ TEST_CASE("rendezvous: a worker failing on one node stops every node, and only i
   // The failing node exits with its worker's code, which a Job's pod failure policy counts
   // against `restarts`; the nodes it stopped exit 76 (peer lost), which the policy ignores, so
   // the failure counts once whether the news reached them as a report or as a dropped
-  // connection (platforms/kube/workload.cc, backoffLimit = restarts).
+  // connection (targets/kube/workload.cc, backoffLimit = restarts).
   TempDir dir;
   Json overrides = overrides_for(3, 2);
   Json command = Json::array();

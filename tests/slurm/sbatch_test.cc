@@ -7,7 +7,7 @@
 #include <string>
 
 #include "compiler/base/shell.h"
-#include "platforms/slurm/sbatch.h"
+#include "targets/slurm/sbatch.h"
 
 using namespace mlenv::target::slurm;
 using mlenv::shell_quote;

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "compiler/apply/runner.h"
-#include "platforms/slurm/slurm_jobs.h"
+#include "targets/slurm/slurm_jobs.h"
 
 using namespace mlenv::plan::slurm;
 namespace fs = std::filesystem;

@@ -2,8 +2,8 @@
 // and that a value which could change a script's structure is reported (E0530), not written.
 #include <catch2/catch.hpp>
 
-#include "platforms/slurm/sbatch.h"
-#include "platforms/slurm/slurm_target.h"
+#include "targets/slurm/sbatch.h"
+#include "targets/slurm/slurm_target.h"
 
 using namespace mlenv;
 

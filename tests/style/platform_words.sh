@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Each platform is one folder (platforms/README.md): the words only one platform knows appear
+# Each platform is one folder (targets/README.md): the words only one platform knows appear
 # in the compiler's sources only under that platform's folder, and no source spells a platform's
-# name but ir::platform_name. Generic code asks the provider instead (platforms/provider.h).
+# name but ir::platform_name. Generic code asks the provider instead (targets/provider.h).
 # platform_words.allow lists the files not yet moved behind a provider, one `folder file` a
 # line; a listed file that no longer needs it fails too, so the list only shrinks.
 set -uo pipefail
@@ -10,7 +10,7 @@ cd "$root" || exit 2
 allow=tests/style/platform_words.allow
 
 sources() {
-  find compiler platforms -type f \( -name '*.cc' -o -name '*.h' -o -name '*.def' \
+  find compiler targets -type f \( -name '*.cc' -o -name '*.h' -o -name '*.def' \
     \) | sort
 }
 
@@ -33,9 +33,9 @@ words() {
   done < <(sources | xargs grep -l $flags -E "$regex")
 }
 
-words platforms/slurm -i 'sbatch|squeue|\bsrun\b|scancel|sacct|enroot|pyxis'
-words platforms/openshift '' 'BuildConfig|ImageStream|SecurityContextConstraints|\bSCCs?\b|start-build|\bistag\b'
-words platforms/kubernetes -i 'jobset|kueue'
+words targets/slurm -i 'sbatch|squeue|\bsrun\b|scancel|sacct|enroot|pyxis'
+words targets/openshift '' 'BuildConfig|ImageStream|SecurityContextConstraints|\bSCCs?\b|start-build|\bistag\b'
+words targets/kubernetes -i 'jobset|kueue'
 
 # A platform's name as a string is spelled once, by ir::platform_name.
 while IFS= read -r hit; do

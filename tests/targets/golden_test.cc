@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "compiler/plan/output_writer.h"
-#include "platforms/runtime_sources.h"
+#include "targets/runtime_sources.h"
 #include "tests/targets/fixtures.h"
 #include "tests/targets/test_util.h"
 

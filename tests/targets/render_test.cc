@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "platforms/common/env_layout.h"
+#include "targets/common/env_layout.h"
 #include "tests/targets/fixtures.h"
 #include "tests/targets/test_util.h"
 

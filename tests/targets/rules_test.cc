@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "platforms/kube/builders.h"
-#include "platforms/openshift/openshift_target.h"
-#include "platforms/openshift/rules.h"
+#include "targets/kube/builders.h"
+#include "targets/openshift/openshift_target.h"
+#include "targets/openshift/rules.h"
 #include "tests/targets/fixtures.h"
 #include "tests/targets/test_util.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "platforms/openapi/openapi.h"
+#include "targets/openapi/openapi.h"
 
 namespace mlenv::testing {
 

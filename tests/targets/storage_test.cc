@@ -1,6 +1,6 @@
 // A cluster's `rwx` storage is one set of claims that its envs in the namespace share; an env's
 // own `storage` block gives it claims of its own; `build` and `plan` say which. On OpenShift and
-// Kubernetes, which render claims with the same builders (platforms/kube/storage.cc).
+// Kubernetes, which render claims with the same builders (targets/kube/storage.cc).
 //
 // What the cluster does with them: a pod's `claimName` names a claim of the pod's own namespace
 // (kubernetes/api core/v1 types.go, PersistentVolumeClaimVolumeSource: "claimName is the name of

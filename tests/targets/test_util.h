@@ -7,7 +7,7 @@
 #include <string>
 
 #include "compiler/diag/diagnostic.h"
-#include "platforms/target.h"
+#include "targets/target.h"
 
 namespace mlenv::testing {
 

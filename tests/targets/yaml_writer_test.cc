@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "platforms/common/json_writer.h"
-#include "platforms/common/yaml_writer.h"
+#include "targets/common/json_writer.h"
+#include "targets/common/yaml_writer.h"
 
 using mlenv::target::to_yaml;
 using mlenv::target::Value;

@@ -1,0 +1,68 @@
+#include "targets/kubernetes/kubernetes_provider.h"
+
+#include <string_view>
+
+#include "targets/common/plan_json.h"
+#include "targets/kube/kube_provider.h"
+#include "targets/kubernetes/field_rules.h"
+#include "targets/kubernetes/jobset.h"
+#include "targets/kubernetes/kubernetes_target.h"
+
+namespace mlenv::platforms {
+namespace {
+
+// The flattened path (compiler/plan/yaml_fields.h) of a workload's Kueue queue label.
+constexpr const char* kQueueLabelPath = R"(metadata.labels["kueue.x-k8s.io/queue-name"])";
+
+// True when `path` is `field` or lies under it.
+bool under(std::string_view path, std::string_view field) {
+  return path.starts_with(field) &&
+         (path.size() == field.size() || path[field.size()] == '.' || path[field.size()] == '[');
+}
+
+class KubernetesProvider : public KubeProvider {
+ public:
+  ir::Platform platform() const override { return ir::Platform::kubernetes; }
+  const target::Target& target() const override { return target_; }
+  const target::kube::RunWorkload& run() const override { return target::kube::kJobSetRun; }
+  const check::PlatformRules& rules() const override { return kubernetes_rules(); }
+
+  // An env's queue and priority are Kueue's (`queue`, `priority`): digested under the key they
+  // always had, on every platform.
+  void add_own_digest_fields(const ir::Env& env, target::DigestText& text) const override {
+    text.add("kueue", {env.queue, env.priority});
+  }
+
+  // A StatefulSet with a Kueue queue is one pod group Kueue admitted as a whole. Its webhook
+  // (kubernetes-sigs/kueue pkg/controller/jobs/statefulset/statefulset_webhook.go,
+  // ValidateUpdate) refuses a changed queue label and any change of `spec.replicas` between
+  // two non-zero counts ("Allow only scale down to zero and scale up from zero"), and the pod
+  // group's requests, ports and placement were admitted with it: apply deletes and creates
+  // the StatefulSet, which Kueue admits again.
+  std::string replace_reason(std::string_view kind, std::string_view path,
+                             const std::map<std::string, std::string>& object) const override {
+    if (kind == "StatefulSet" && object.count(kQueueLabelPath) != 0) {
+      if (under(path, kQueueLabelPath) || under(path, "spec.replicas"))
+        return "Kueue's webhook refuses it on a queued StatefulSet: re-created and admitted again";
+      for (std::string_view field : {"resources", "ports", "affinity"}) {
+        if (under(path, "spec.template") &&
+            path.find("." + std::string(field)) != std::string::npos)
+          return "Kueue admitted the pods' " + std::string(field) +
+                 " with the pod group: re-created and admitted again";
+      }
+    }
+    return KubeProvider::replace_reason(kind, path, object);
+  }
+
+ private:
+  target::kubernetes::KubernetesTarget target_;
+};
+
+}  // namespace
+
+const Provider& kubernetes_provider() {
+  static const KubernetesProvider provider;
+  return provider;
+}
+
+}  // namespace mlenv::platforms

@@ -1,0 +1,11 @@
+#pragma once
+// The Slurm provider (`platform = slurm`), listed in targets/registry.cc.
+
+#include "targets/provider.h"
+
+namespace mlenv::platforms {
+
+/// The provider of Slurm envs: batch jobs run by mlenv-boot under srun.
+const Provider& slurm_provider();
+
+}  // namespace mlenv::platforms
