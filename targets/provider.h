@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compiler/ir/program.h"
+#include "targets/common/openapi.h"
 
 namespace mlenv::check {
 class PlatformRules;
@@ -30,7 +31,7 @@ class Day2Driver;
 }
 }  // namespace mlenv::plan
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 class Provider {
  public:
@@ -68,6 +69,11 @@ class Provider {
   /// the last env that runs the image takes it along, with no --allow-destroy.
   virtual bool is_image_kind(std::string_view) const { return false; }
 
+  /// What its admission webhooks refuse beyond its objects' schemas (targets/common/openapi.h),
+  /// which `mlenvc build --openapi` and the tests' validator run after the schema; none unless
+  /// it has such webhooks.
+  virtual openapi::AdmissionRules admission_rules() const { return nullptr; }
+
   // --- plan.json (targets/common/plan_json.h): what only this platform knows of it. ---
 
   /// Adds the env fields only this platform reads to `text`, what plan.json's `inputs_sha256`
@@ -98,7 +104,10 @@ const std::vector<const Provider*>& providers();
 /// compiler/check names no platform.
 const std::vector<const check::PlatformRules*>& check_rules();
 
+/// Every provider's admission_rules(), where it has some.
+std::vector<openapi::AdmissionRules> admission_rules();
+
 /// Whether any provider's shared objects of `kind` are an image's (Provider::is_image_kind).
 bool is_image_kind(std::string_view kind);
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

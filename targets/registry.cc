@@ -9,7 +9,7 @@
 #include "targets/provider.h"
 #include "targets/slurm/slurm_provider.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 const std::vector<const Provider*>& providers() {
   static const std::vector<const Provider*> all = {
@@ -37,6 +37,14 @@ const Provider& provider(ir::Platform platform) {
   throw std::logic_error("no provider of platform " + std::string(ir::platform_name(platform)));
 }
 
+std::vector<openapi::AdmissionRules> admission_rules() {
+  std::vector<openapi::AdmissionRules> rules;
+  for (const Provider* one : providers()) {
+    if (openapi::AdmissionRules own = one->admission_rules()) rules.push_back(own);
+  }
+  return rules;
+}
+
 bool is_image_kind(std::string_view kind) {
   for (const Provider* one : providers()) {
     if (one->is_image_kind(kind)) return true;
@@ -44,4 +52,4 @@ bool is_image_kind(std::string_view kind) {
   return false;
 }
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

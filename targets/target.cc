@@ -28,7 +28,7 @@ std::optional<ir::Platform> single_platform(const ir::Program& program) {
   for (const ir::Env& env : program.envs) {
     if (env.cluster.platform != program.envs.front().cluster.platform) return std::nullopt;
   }
-  if (program.envs.empty()) return platforms::providers().front()->platform();
+  if (program.envs.empty()) return target::providers().front()->platform();
   return program.envs.front().cluster.platform;
 }
 
@@ -82,7 +82,7 @@ class ProgramTarget : public Target {
 }  // namespace
 
 const Target& make_target(ir::Platform platform) {
-  return platforms::provider(platform).target();
+  return target::provider(platform).target();
 }
 
 std::unique_ptr<Target> make_program_target() {

@@ -5,7 +5,7 @@
 #include "compiler/apply/image_builder.h"
 #include "targets/common/plan_json.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 void diff_unit_run(const plan::PlanTree& before, const plan::PlanTree& after,
                    const std::string& unit, const std::vector<std::string>& paths,
@@ -84,4 +84,4 @@ void add_image_change(const plan::PlanTree& before, const std::string& unit,
   diff.changes.push_back(std::move(change));
 }
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -9,7 +9,7 @@
 #include "compiler/plan/change.h"
 #include "compiler/plan/plan_tree.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 /// What a unit's run looks like in the plan: its address `<unit>/<kind>/<env>` and the file it
 /// runs from (relative to the unit), and why a changed run is replaced.
@@ -45,4 +45,4 @@ std::string planned_image(std::string_view text);
 void add_image_change(const plan::PlanTree& before, const std::string& unit,
                       const std::string& image, const std::string& cause, plan::PlanDiff& diff);
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

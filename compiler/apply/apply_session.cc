@@ -13,7 +13,6 @@
 #include "compiler/diag/render.h"
 #include "compiler/plan/git_repo.h"
 #include "compiler/plan/worktree.h"
-#include "targets/kube/apply/step_runner.h"
 #include "targets/provider.h"
 
 namespace mlenv::plan {
@@ -307,7 +306,7 @@ struct DriverWork {
 std::vector<DriverWork> by_driver(std::vector<EnvPlan> envs, std::vector<EnvPlan> removed) {
   std::vector<DriverWork> parts;
   auto part_of = [&](const EnvPlan& env) -> DriverWork& {
-    const ApplyDriver* driver = &platforms::provider(env.manifest.platform).apply();
+    const ApplyDriver* driver = &target::provider(env.manifest.platform).apply();
     for (DriverWork& part : parts) {
       if (part.driver == driver) return part;
     }
@@ -316,7 +315,7 @@ std::vector<DriverWork> by_driver(std::vector<EnvPlan> envs, std::vector<EnvPlan
   for (EnvPlan& env : envs) part_of(env).envs.push_back(std::move(env));
   for (EnvPlan& env : removed) part_of(env).removed.push_back(std::move(env));
   std::vector<DriverWork> ordered;
-  for (const platforms::Provider* provider : platforms::providers()) {
+  for (const target::Provider* provider : target::providers()) {
     for (DriverWork& part : parts) {
       if (part.driver == &provider->apply() && part.driver != nullptr) {
         ordered.push_back(std::move(part));

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/apply/env_plan.h"
 #include "compiler/diag/diagnostic.h"
-#include "targets/kube/apply/steps.h"
 #include "targets/target.h"
 
 namespace mlenv::plan {

@@ -6,7 +6,6 @@
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
 #include "compiler/base/file_system.h"
-#include "targets/kube/apply/step_runner.h"
 #include "targets/provider.h"
 
 namespace mlenv::plan {
@@ -118,7 +117,7 @@ int destroy_env(const DestroyRequest& request, std::ostream& out, Diagnostics& d
   try {
     std::optional<EnvPlan> env = find_recorded(*repo, request, diagnostics);
     if (!env) return 1;
-    const ApplyDriver& driver = platforms::provider(env->manifest.platform).apply();
+    const ApplyDriver& driver = target::provider(env->manifest.platform).apply();
     return driver.destroy(request, *repo, *env, out, diagnostics);
   } catch (const std::exception& error) {
     diagnostics.report(Code::E0604, {}, error.what());

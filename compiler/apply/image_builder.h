@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "targets/kube/apply/steps.h"
+#include "compiler/apply/env_plan.h"
 
 namespace mlenv::plan {
 

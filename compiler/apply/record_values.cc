@@ -1,6 +1,7 @@
 #include "compiler/apply/record_values.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "compiler/apply/image_builder.h"
 #include "compiler/apply/records.h"
@@ -47,6 +48,14 @@ bool is_object_name(std::string_view name) {
 bool is_slurm_job_id(std::string_view id) {
   return !id.empty() && id.size() <= 20 &&
          std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool valid_context_name(std::string_view name) {
+  if (name.empty() || name.size() > 253 || name.front() == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
+           c == ':' || c == '@' || c == '/';
+  });
 }
 
 bool valid_trailer_value(std::string_view key, std::string_view value) {

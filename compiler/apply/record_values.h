@@ -16,6 +16,10 @@ bool is_object_name(std::string_view name);
 /// A batch job id as the scheduler prints it on submission: 1..20 digits.
 bool is_slurm_job_id(std::string_view id);
 
+/// Whether `name` may be passed as `--context=NAME`: 1 to 253 letters, digits and `._-:@/`,
+/// not starting with `-` (`oc login` names contexts `<namespace>/<server>:<port>/<user>`).
+bool valid_context_name(std::string_view name);
+
 /// The value of record trailer `key` (`Slurm-Job: `, `ApplySet-Parent: `, `Runtime-Tree: `,
 /// `Plan-Directory: `, `Image-Digest: `) is one mlenvc writes: a job id; an object name; a git
 /// object id (40 or 64 hex digits); a relative path without `..`, a leading `-`, or control

@@ -5,9 +5,9 @@
 
 #include <string>
 
+#include "compiler/apply/env_plan.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/plan/git_repo.h"
-#include "targets/kube/apply/steps.h"
 
 namespace mlenv::plan {
 

@@ -210,7 +210,7 @@ int show_results(const ResultsRequest& request, std::ostream& out, Diagnostics& 
     return 1;
   }
   std::optional<ResultsSource> found =
-      platforms::provider(env->platform).day2().results(*env, request, diagnostics);
+      target::provider(env->platform).day2().results(*env, request, diagnostics);
   if (!found) return 1;
   const std::string unit = env->cluster + "/" + env->env;
   if (!found->json) {

@@ -33,7 +33,7 @@ struct ProgramIndex {
 class GitFiles;
 class PlatformRules;
 
-/// Every platform's rules (platform_rules.h; platforms::check_rules() gives the providers').
+/// Every platform's rules (platform_rules.h; target::check_rules() gives the providers').
 using PlatformRulesList = std::vector<const PlatformRules*>;
 
 /// Where the imports that are neither relative nor `std/...` come from.
@@ -49,7 +49,7 @@ struct ImportSources {
 /// Checks the program rooted at `path` (read through `files`; `std/...` imports come from the
 /// embedded stdlib). Returns the typed program when no error was reported. The one way a
 /// program is loaded: every command and the language server come here (driver::compile).
-/// `platforms`: every platform's rules (platforms::check_rules()); a cluster of a platform
+/// `platforms`: every platform's rules (target::check_rules()); a cluster of a platform
 /// without rules gets the language's only. With `index`, the files read and their syntax
 /// trees are kept there, whatever the outcome.
 std::optional<ir::Program> check_program(const std::string& path, const FileSystem& files,

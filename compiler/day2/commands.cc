@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const Day2Driver& driver_of(const AppliedEnv& env) {
-  return platforms::provider(env.plan.platform).day2();
+  return target::provider(env.plan.platform).day2();
 }
 
 }  // namespace

@@ -3,10 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "targets/kubernetes/codes_text.h"  // spliced into shared codes' texts
-#include "targets/local/codes_text.h"
-#include "targets/openshift/codes_text.h"
-#include "targets/slurm/codes_text.h"
+#include "compiler/diag/target_codes_text.h"  // spliced into shared codes' texts, generated
 
 namespace mlenv {
 
@@ -17,9 +14,7 @@ const std::vector<CodeInfo>& all_codes() {
 #include "compiler/diag/codes_front.def"
 #include "compiler/diag/codes_plan.def"
 #include "compiler/diag/codes_target.def"
-#include "targets/kubernetes/codes.def"
-#include "targets/openshift/codes.def"
-#include "targets/slurm/codes.def"
+#include "compiler/diag/target_codes.def"
 #undef MLENV_DIAG
   };
   return codes;

@@ -14,15 +14,13 @@ namespace mlenv {
 enum class Severity : std::uint8_t { Error, Warning, Note };
 
 /// Every diagnostic code, from the registry files `codes_*.def` and the codes only one
-/// platform reports (targets/<platform>/codes.def).
+/// target reports (targets/<target>/codes.def, collected by CMake).
 enum class Code : std::uint16_t {
 #define MLENV_DIAG(id, severity, summary, explanation) id,
 #include "compiler/diag/codes_front.def"
 #include "compiler/diag/codes_plan.def"
 #include "compiler/diag/codes_target.def"
-#include "targets/kubernetes/codes.def"
-#include "targets/openshift/codes.def"
-#include "targets/slurm/codes.def"
+#include "compiler/diag/target_codes.def"  // every target's codes.def, generated
 #undef MLENV_DIAG
 };
 

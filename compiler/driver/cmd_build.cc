@@ -9,7 +9,8 @@
 #include "compiler/driver/options.h"
 #include "compiler/driver/pipeline.h"
 #include "compiler/plan/output_writer.h"
-#include "targets/openapi/openapi.h"
+#include "targets/common/openapi.h"
+#include "targets/provider.h"
 #include "targets/target.h"
 
 namespace mlenv::driver {
@@ -23,7 +24,8 @@ constexpr const char* kUsage =
 // `oc get --raw /openapi/v2`); objects of kinds no document defines are listed, not failed.
 bool validate(const target::Output& output, const std::vector<std::string>& documents) {
   std::string error;
-  const openapi::Validator* validator = openapi::cached_validator(documents, error);
+  const openapi::Validator* validator =
+      openapi::cached_validator(documents, error, target::admission_rules());
   if (!validator) {
     std::cerr << "mlenvc build: " << error << '\n';
     return false;

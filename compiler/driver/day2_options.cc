@@ -2,9 +2,9 @@
 
 #include <iostream>
 
+#include "compiler/apply/record_values.h"
 #include "compiler/apply/runner.h"
 #include "compiler/diag/render.h"
-#include "targets/kube/apply/step_runner.h"
 
 namespace mlenv::driver {
 

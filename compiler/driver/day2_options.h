@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
+#include "compiler/day2/commands.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/driver/options.h"
-#include "targets/kube/day2/session.h"
 
 namespace mlenv::driver {
 

@@ -17,7 +17,7 @@ std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& 
   imports.git = git;
   if (const char* site = std::getenv("MLENV_PATH")) imports.site = check::site_folders(site);
   compilation->program = check::check_program(path, files, compilation->sources,
-                                              compilation->diagnostics, platforms::check_rules(),
+                                              compilation->diagnostics, target::check_rules(),
                                               imports, keep_index ? &compilation->index : nullptr);
   return compilation;
 }

@@ -35,16 +35,16 @@ bool holds_data(const std::string& kind) {
 }
 
 bool grants_privileges(const std::string& kind) {
-  const std::vector<const platforms::Provider*>& all = platforms::providers();
+  const std::vector<const target::Provider*>& all = target::providers();
   return std::any_of(all.begin(), all.end(),
-                     [&](const platforms::Provider* one) { return one->grants_privileges(kind); });
+                     [&](const target::Provider* one) { return one->grants_privileges(kind); });
 }
 
 bool needs_allow_destroy(const std::string& kind, bool admin, bool shared) {
   // An image's shared objects go with the last env that runs the image (its build is named
   // after the image, never after a cluster), where another env keeps none of them.
   return holds_data(kind) || grants_privileges(kind) || admin ||
-         (shared && !platforms::is_image_kind(kind));
+         (shared && !target::is_image_kind(kind));
 }
 
 bool kept_when_env_leaves(const std::string& kind) {

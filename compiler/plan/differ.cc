@@ -59,7 +59,7 @@ Change whole_object(const std::string& address, Action action, const std::string
 }
 
 // `provider` says which changed fields force a replacement (its change semantics).
-Change compare_object(const platforms::Provider& provider, const std::string& address,
+Change compare_object(const target::Provider& provider, const std::string& address,
                       const std::string& kind, const YAML::Node& before, const YAML::Node& after) {
   Change change;
   change.address = address;
@@ -121,9 +121,9 @@ FileChange file_change(const std::string& path, const std::optional<std::string>
 }
 
 // Compares the objects of one file; `prefix` is the unit the addresses live in.
-void diff_file(const platforms::Provider& provider, const std::string& prefix,
-               const std::string& path, const std::optional<std::string>& before,
-               const std::optional<std::string>& after, PlanDiff& diff) {
+void diff_file(const target::Provider& provider, const std::string& prefix, const std::string& path,
+               const std::optional<std::string>& before, const std::optional<std::string>& after,
+               PlanDiff& diff) {
   std::map<std::string, YAML::Node> old_objects = parse_objects(before);
   std::map<std::string, YAML::Node> new_objects = parse_objects(after);
   if (old_objects.empty() && new_objects.empty()) {
@@ -183,8 +183,8 @@ void diff_whole_file(const std::string& unit, const std::string& path, const Obj
 
 // The provider of `unit`'s platform, from its plan.json (new, else old). `<cluster>/_admin`
 // has none: the first env of its cluster says.
-const platforms::Provider& unit_provider(const PlanTree& before, const PlanTree& after,
-                                         const std::string& unit) {
+const target::Provider& unit_provider(const PlanTree& before, const PlanTree& after,
+                                      const std::string& unit) {
   std::string plan_json = unit + "/plan.json";
   if (is_admin_unit(unit)) {
     const std::string cluster = unit.substr(0, unit.find('/') + 1);
@@ -201,12 +201,12 @@ const platforms::Provider& unit_provider(const PlanTree& before, const PlanTree&
   std::optional<std::string> text = after.read(plan_json);
   if (!text) text = before.read(plan_json);
   const std::string platform = text ? plan_json_string(*text, "platform") : "";
-  return platforms::provider(ir::parse_platform(platform).value_or(ir::Platform::openshift));
+  return target::provider(ir::parse_platform(platform).value_or(ir::Platform::openshift));
 }
 
 void diff_unit(const PlanTree& before, const PlanTree& after, const std::string& unit,
                const std::vector<std::string>& paths, PlanDiff& diff) {
-  const platforms::Provider& provider = unit_provider(before, after, unit);
+  const target::Provider& provider = unit_provider(before, after, unit);
   if (is_admin_unit(unit)) {
     for (const std::string& path : paths)
       diff_file(provider, unit, path, before.read(path), after.read(path), diff);

@@ -55,7 +55,7 @@ YAML::Node optional_list(const YAML::Node& node, const char* key) {
 // provider of the plan's platform says.
 std::vector<PlanAction> implied_actions(const PlanManifest& plan) {
   std::vector<PlanAction> out;
-  const platforms::Provider& provider = platforms::provider(plan.platform);
+  const target::Provider& provider = target::provider(plan.platform);
   for (const PlanObject& object : plan.objects) provider.add_implied_actions(object, out);
   return out;
 }
@@ -498,7 +498,7 @@ std::string env_text(const ir::Env& e) {
   t.add("ports", {std::to_string(e.master_port), std::to_string(e.rdzv_port)});
   // Then the fields only one platform reads, which its provider names: every provider's, in
   // registry order, so that a digest does not depend on the env's platform.
-  for (const platforms::Provider* provider : platforms::providers())
+  for (const target::Provider* provider : target::providers())
     provider->add_own_digest_fields(e, t);
   return t.text();
 }

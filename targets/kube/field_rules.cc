@@ -4,7 +4,7 @@
 
 #include "compiler/check/value_paths.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 std::vector<check::PlatformField> kube_fields() {
   static const check::PlatformField kFields[] = {
@@ -30,4 +30,4 @@ void check_kube_needs(const check::PlatformEnv& v, check::PlatformReport& report
   }
 }
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

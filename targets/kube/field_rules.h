@@ -6,7 +6,7 @@
 
 #include "compiler/check/platform_rules.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 /// The fields of a kube cluster and env that a host platform has not: its namespace, its
 /// storage (the claims) and the pods' ServiceAccount.
@@ -15,4 +15,4 @@ std::vector<check::PlatformField> kube_fields();
 /// E0419: what every kube env needs: the cluster's namespace and storage, and an image.
 void check_kube_needs(const check::PlatformEnv& env, check::PlatformReport& report);
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

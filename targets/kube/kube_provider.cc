@@ -15,7 +15,7 @@
 #include "targets/kube/replace_rules.h"
 #include "targets/unit_run.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 bool KubeProvider::is_run_kind(std::string_view kind) const {
   return kind == target::kube::kIndexedJobRun.kind || kind == run().kind;
@@ -161,4 +161,4 @@ const plan::day2::Day2Driver& KubeProvider::day2() const {
   return driver;
 }
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -21,7 +21,7 @@ class Session;
 struct ExposedUrl;
 }  // namespace mlenv::plan::day2
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 class KubeProvider : public Provider {
  public:
@@ -66,4 +66,4 @@ class KubeProvider : public Provider {
 /// The provider of `platform`, one that KubeProvider implements (OpenShift, Kubernetes).
 const KubeProvider& kube_provider(ir::Platform platform);
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -5,8 +5,10 @@
 
 #include "compiler/base/pattern.h"
 
-namespace mlenv::openapi {
+namespace mlenv::target::kubernetes {
 namespace {
+
+using openapi::Issue;
 
 // k8s.io/apimachinery/pkg/util/validation: IsDNS1035Label, IsDNS1123Subdomain and the name
 // part of IsQualifiedName (label keys, which Kueue's topology annotations must be).
@@ -184,4 +186,4 @@ std::vector<Issue> admission_issues(const YAML::Node& object) {
   return issues;
 }
 
-}  // namespace mlenv::openapi
+}  // namespace mlenv::target::kubernetes

@@ -1,7 +1,8 @@
 #pragma once
 // The paragraphs about Kubernetes in the explanations of codes other platforms report too:
-// compiler/diag/codes_*.def splice them in, so that the core's registry names no JobSet.
-// A macro of adjacent literals, since a directive cannot hold a raw string of several lines.
+// compiler/diag/codes_*.def splice them in (MLENV_TARGETS_<CODE>, generated), so that the core's
+// registry names no JobSet. A macro of adjacent literals, since a directive cannot hold a raw
+// string of several lines.
 
 /// E0411: the pod names of a JobSet run.
 #define MLENV_KUBERNETES_E0411                                                                 \

@@ -8,7 +8,7 @@
 #include "compiler/check/value_paths.h"
 #include "targets/kube/field_rules.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 namespace {
 
 // Kueue admits only workloads that name a LocalQueue: without one, `priority` and the
@@ -88,4 +88,4 @@ const check::PlatformRules& kubernetes_rules() {
   return rules;
 }
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

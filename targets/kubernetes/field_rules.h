@@ -4,9 +4,9 @@
 
 #include "compiler/check/platform_rules.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 /// The rules of Kubernetes clusters' envs, which kubernetes_provider() gives.
 const check::PlatformRules& kubernetes_rules();
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

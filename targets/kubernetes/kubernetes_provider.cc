@@ -1,4 +1,5 @@
 #include "targets/kubernetes/kubernetes_provider.h"
+#include "targets/kubernetes/admission.h"
 
 #include <string_view>
 
@@ -8,7 +9,7 @@
 #include "targets/kubernetes/jobset.h"
 #include "targets/kubernetes/kubernetes_target.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 namespace {
 
 // The flattened path (compiler/plan/yaml_fields.h) of a workload's Kueue queue label.
@@ -26,6 +27,9 @@ class KubernetesProvider : public KubeProvider {
   const target::Target& target() const override { return target_; }
   const target::kube::RunWorkload& run() const override { return target::kube::kJobSetRun; }
   const check::PlatformRules& rules() const override { return kubernetes_rules(); }
+  openapi::AdmissionRules admission_rules() const override {
+    return &target::kubernetes::admission_issues;
+  }
 
   // An env's queue and priority are Kueue's (`queue`, `priority`): digested under the key they
   // always had, on every platform.
@@ -65,4 +69,4 @@ const Provider& kubernetes_provider() {
   return provider;
 }
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

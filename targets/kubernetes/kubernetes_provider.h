@@ -3,9 +3,9 @@
 
 #include "targets/provider.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 /// The provider of Kubernetes envs: kube's change semantics and drivers, Kubernetes's renderer.
 const Provider& kubernetes_provider();
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -2,7 +2,7 @@
 
 #include <iterator>
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 namespace {
 
 class LocalRules : public check::PlatformRules {
@@ -31,4 +31,4 @@ const check::PlatformRules& local_rules() {
   return rules;
 }
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -4,9 +4,9 @@
 
 #include "compiler/check/platform_rules.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 /// The rules of local clusters' envs, which local_provider() gives.
 const check::PlatformRules& local_rules();
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -22,7 +22,7 @@
 namespace mlenv::plan {
 namespace {
 
-using platforms::local::node_state;
+using target::local::node_state;
 
 // How long mlenv-boot may take to stop its workers on SIGTERM before they are killed: its own
 // grace (boot.json `timeouts.grace_s`) and a little for itself.
@@ -49,7 +49,7 @@ int node_count(const EnvPlan& env) {
 std::vector<int> running_sessions(const std::string& dir, int nodes) {
   std::vector<int> sids;
   for (int rank = 0; rank < nodes; ++rank) {
-    platforms::local::NodeState state = node_state(dir, rank);
+    target::local::NodeState state = node_state(dir, rank);
     if (state.running) sids.push_back(state.pid);
   }
   return sids;
@@ -65,7 +65,7 @@ std::vector<int> recorded_sessions(const Repository& repo, const EnvPlan& env,
       trailer(repo.commit_message(*env.applied_commit), kLocalSessionsTrailer));
   for (int sid; words >> sid;) {
     if (std::find(sids.begin(), sids.end(), sid) == sids.end() &&
-        !platforms::local::session_processes(sid).empty())
+        !target::local::session_processes(sid).empty())
       sids.push_back(sid);
   }
   return sids;
@@ -87,13 +87,13 @@ bool run_files_unchanged(const EnvPlan& env) {
 // The containers of the env's nodes, where its last start ran them in containers: a container
 // whose client was killed keeps running, so they are removed by name once the sessions end.
 void remove_containers(const EnvPlan& env, const std::string& dir) {
-  const std::string runtime = platforms::local::recorded_runtime(dir);
+  const std::string runtime = target::local::recorded_runtime(dir);
   if (runtime.empty()) return;
   std::vector<std::string> names;
   const int nodes = std::max(node_count(env), env.applied ? std::max(env.applied->nodes, 1) : 1);
   for (int rank = 0; rank < nodes; ++rank)
-    names.push_back(platforms::local::container_name(env.unit, rank));
-  run_command(platforms::local::remove_command(runtime, names), "", 60, true);
+    names.push_back(target::local::container_name(env.unit, rank));
+  run_command(target::local::remove_command(runtime, names), "", 60, true);
 }
 
 // Ends the env's running nodes; false with E0706 when a process outlived SIGKILL.
@@ -104,7 +104,7 @@ bool stop_env(const Repository& repo, const EnvPlan& env, const std::string& dir
   out << (dry_run ? "Would stop " : "Stopping ") << sids.size() << " running node"
       << (sids.size() == 1 ? "" : "s") << " of " << env.unit << '\n';
   if (dry_run) return true;
-  const bool stopped = platforms::local::stop_sessions(sids, kStopGraceSeconds);
+  const bool stopped = target::local::stop_sessions(sids, kStopGraceSeconds);
   remove_containers(env, dir);
   if (stopped) return true;
   diagnostics.report(Code::E0706, {}, env.unit + ": a process of its nodes did not end",
@@ -145,10 +145,10 @@ template <typename Command>
 int start_env(const ApplyContext& context, const EnvPlan& env, const std::string& dir,
               const Command& command, std::ostream& out, Diagnostics& diagnostics) {
   std::string error;
-  std::optional<std::string> token = platforms::local::write_token(dir, error);
+  std::optional<std::string> token = target::local::write_token(dir, error);
   std::string sessions;
   for (int rank = 0; token && rank < node_count(env); ++rank) {
-    std::optional<int> sid = platforms::local::start_node(dir, command(rank), rank, *token, error);
+    std::optional<int> sid = target::local::start_node(dir, command(rank), rank, *token, error);
     if (!sid) break;
     sessions += (sessions.empty() ? "" : " ") + std::to_string(*sid);
   }
@@ -215,7 +215,7 @@ int start_containers(const ApplyContext& context, const EnvPlan& env, const std:
   } else if (image_inputs_changed(env, start)) {
     run.built.insert(start.image);
     const std::vector<std::string> build =
-        platforms::local::build_command(runtime, plan_root, start.dockerfile, start.image);
+        target::local::build_command(runtime, plan_root, start.dockerfile, start.image);
     out << (request.dry_run ? "Would build " : "Building ") << env.unit << "'s image: $ "
         << shell_words(build) << '\n';
     if (!request.dry_run) {
@@ -233,7 +233,7 @@ int start_containers(const ApplyContext& context, const EnvPlan& env, const std:
       << " container" << (node_count(env) == 1 ? "" : "s") << " of " << start.image << " with "
       << runtime << '\n';
   if (request.dry_run) return 0;
-  if (!platforms::local::record_runtime(dir, runtime)) {
+  if (!target::local::record_runtime(dir, runtime)) {
     diagnostics.report(Code::E0706, {}, env.unit + ": cannot write " + dir + "/run/runtime");
     return 1;
   }
@@ -241,8 +241,8 @@ int start_containers(const ApplyContext& context, const EnvPlan& env, const std:
   return start_env(
       context, env, dir,
       [&](int rank) {
-        return platforms::local::run_command(
-            runtime, platforms::local::container_name(env.unit, rank), dir, start.image, gpus);
+        return target::local::run_command(runtime, target::local::container_name(env.unit, rank),
+                                          dir, start.image, gpus);
       },
       out, diagnostics);
 }
@@ -268,7 +268,7 @@ int apply_env(const ApplyContext& context, const EnvPlan& env, ApplyRun& run, st
   std::optional<std::string> runtime;
   if (start && !start->image.empty()) {
     const std::string wanted = start->runtime.value_or("");  // "": the first one on PATH
-    runtime = platforms::local::find_runtime(wanted);
+    runtime = target::local::find_runtime(wanted);
     if (!runtime && wanted != "host")
       out << env.unit << ": "
           << (wanted.empty() ? "neither podman nor docker is" : wanted + " is not")
@@ -280,7 +280,7 @@ int apply_env(const ApplyContext& context, const EnvPlan& env, ApplyRun& run, st
   if (request.dry_run) return 0;
   if (!run.boot) run.boot = find_boot(diagnostics);
   if (!run.boot) return 1;
-  if (!platforms::local::record_runtime(dir, "")) return 1;
+  if (!target::local::record_runtime(dir, "")) return 1;
   const std::string path = *run.boot;
   return start_env(
       context, env, dir,
@@ -297,11 +297,11 @@ bool destroy_env(Repository& repo, const EnvPlan& env, const std::string& dir, b
   if (!stop_env(repo, env, dir, dry_run, out, diagnostics)) return false;
   if (dry_run) return true;
   for (int rank = 0; rank < node_count(env); ++rank) {
-    std::remove(platforms::local::rank_file(dir, rank, "pid").c_str());
-    std::remove(platforms::local::rank_file(dir, rank, "exit").c_str());
+    std::remove(target::local::rank_file(dir, rank, "pid").c_str());
+    std::remove(target::local::rank_file(dir, rank, "exit").c_str());
   }
   std::remove((dir + "/" + target::local::kRunDir + "/token").c_str());
-  platforms::local::record_runtime(dir, "");
+  target::local::record_runtime(dir, "");
   return record_destroyed(repo, env, false, why, diagnostics);
 }
 

@@ -6,7 +6,7 @@
 #include "compiler/apply/runner.h"
 #include "targets/local/local_target.h"
 
-namespace mlenv::platforms::local {
+namespace mlenv::target::local {
 namespace {
 
 std::string runtime_file(const std::string& env_dir) {
@@ -104,4 +104,4 @@ bool record_runtime(const std::string& env_dir, const std::string& runtime) {
   return static_cast<bool>(out);
 }
 
-}  // namespace mlenv::platforms::local
+}  // namespace mlenv::target::local

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace mlenv::platforms::local {
+namespace mlenv::target::local {
 
 /// The path of the container runtime that runs an env's nodes: the one the cluster names
 /// (`podman`, `docker`) when it is on PATH, for "" the first of podman and docker on PATH;
@@ -48,4 +48,4 @@ std::string recorded_runtime(const std::string& env_dir);
 /// Records `runtime` in `<env_dir>/run/runtime`; "" removes the record. False on failure.
 bool record_runtime(const std::string& env_dir, const std::string& runtime);
 
-}  // namespace mlenv::platforms::local
+}  // namespace mlenv::target::local

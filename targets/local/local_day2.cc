@@ -17,9 +17,9 @@
 namespace mlenv::plan::day2 {
 namespace {
 
-using platforms::local::node_state;
-using platforms::local::NodeState;
-using platforms::local::rank_file;
+using target::local::node_state;
+using target::local::NodeState;
+using target::local::rank_file;
 
 int ranks(const AppliedEnv& env) {
   return std::max(env.nodes, 1);
@@ -72,10 +72,10 @@ int refuse_here(const AppliedEnv& env, std::string_view command, std::string_vie
 
 bool LocalDay2Driver::status(AppliedEnv env, const EnvRequest&, std::ostream& out,
                              Diagnostics&) const {
-  const std::string runtime = platforms::local::recorded_runtime(env.dir);
+  const std::string runtime = target::local::recorded_runtime(env.dir);
   out << env.unit << " ("
       << (runtime.empty() ? "local processes"
-                          : "containers of " + platforms::local::container_name(env.unit, 0) +
+                          : "containers of " + target::local::container_name(env.unit, 0) +
                                 "... with " + runtime)
       << ", " << env.plan.env_kind << ", " << ranks(env) << (ranks(env) == 1 ? " node" : " nodes")
       << ")\n";
@@ -116,13 +116,13 @@ int LocalDay2Driver::shell(AppliedEnv env, const ShellRequest& request,
   if (!check_rank(env, request.rank, diagnostics)) return 1;
   NodeState state = node_state(env.dir, request.rank);
   // A node in a container: a shell there, in the env directory (mounted at its own path).
-  const std::string runtime = platforms::local::recorded_runtime(env.dir);
+  const std::string runtime = target::local::recorded_runtime(env.dir);
   if (!runtime.empty() && state.running) {
-    return run_attached(platforms::local::exec_command(
-        runtime, platforms::local::container_name(env.unit, request.rank), env.dir, request.tty));
+    return run_attached(target::local::exec_command(
+        runtime, target::local::container_name(env.unit, request.rank), env.dir, request.tty));
   }
   std::optional<std::vector<std::string>> vars =
-      state.running ? platforms::local::node_environment(state.pid) : std::nullopt;
+      state.running ? target::local::node_environment(state.pid) : std::nullopt;
   if (!vars) {
     diagnostics.report(Code::E0752, {},
                        "rank " + std::to_string(request.rank) + " of `" + env.unit + "` is " +

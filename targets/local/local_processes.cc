@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace mlenv::platforms::local {
+namespace mlenv::target::local {
 namespace {
 
 namespace fs = std::filesystem;
@@ -211,4 +211,4 @@ std::optional<std::vector<std::string>> node_environment(int sid) {
   return std::nullopt;
 }
 
-}  // namespace mlenv::platforms::local
+}  // namespace mlenv::target::local

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace mlenv::platforms::local {
+namespace mlenv::target::local {
 
 /// `<env_dir>/run/rank-<rank>.<suffix>`: `pid`, `exit` or `log`.
 std::string rank_file(const std::string& env_dir, int rank, const char* suffix);
@@ -44,4 +44,4 @@ bool stop_sessions(const std::vector<int>& sids, int grace_seconds);
 /// that mlenv-boot gave `RANK`; nullopt when none is alive.
 std::optional<std::vector<std::string>> node_environment(int sid);
 
-}  // namespace mlenv::platforms::local
+}  // namespace mlenv::target::local

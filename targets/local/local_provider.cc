@@ -8,7 +8,7 @@
 #include "targets/local/local_target.h"
 #include "targets/unit_run.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 namespace {
 
 class LocalProvider : public Provider {
@@ -51,4 +51,4 @@ const Provider& local_provider() {
   return provider;
 }
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -3,9 +3,9 @@
 
 #include "targets/provider.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 /// The provider of local envs: each node one mlenv-boot process of this machine, on loopback.
 const Provider& local_provider();
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -1,7 +1,8 @@
 #pragma once
 // The sentences about OpenShift in the explanations of codes every platform reports:
-// compiler/diag/codes_*.def splice them in, so that the core's registry names no SCC or build.
-// Macros of adjacent literals, since a directive cannot hold a raw string of several lines.
+// compiler/diag/codes_*.def splice them in (MLENV_TARGETS_<CODE>, generated), so that the core's
+// registry names no SCC or build. Macros of adjacent literals, since a directive cannot hold a raw
+// string of several lines.
 
 /// E0418: the row of its table that only OpenShift has.
 #define MLENV_OPENSHIFT_E0418 \

@@ -6,7 +6,7 @@
 #include "compiler/check/value_paths.h"
 #include "targets/kube/field_rules.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 namespace {
 
 // Root in the container is what makes IPC_LOCK effective (kubernetes/kubernetes#56374); these
@@ -68,4 +68,4 @@ const check::PlatformRules& openshift_rules() {
   return rules;
 }
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -4,9 +4,9 @@
 
 #include "compiler/check/platform_rules.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 /// The rules of OpenShift clusters' envs, which openshift_provider() gives.
 const check::PlatformRules& openshift_rules();
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

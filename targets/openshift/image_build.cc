@@ -1,6 +1,6 @@
 #include "targets/openshift/image_build.h"
 
-namespace mlenv::platforms::openshift {
+namespace mlenv::target::openshift {
 
 // `oc start-build` of a Binary BuildConfig needs the build context from the client
 // (--from-dir; oc refuses a Binary build without --from-dir, --from-file or --from-archive):
@@ -38,4 +38,4 @@ bool is_image_kind(std::string_view kind) {
   return kind == "BuildConfig" || kind == "ImageStream";
 }
 
-}  // namespace mlenv::platforms::openshift
+}  // namespace mlenv::target::openshift

@@ -6,7 +6,7 @@
 
 #include "targets/kube/apply/steps.h"
 
-namespace mlenv::platforms::openshift {
+namespace mlenv::target::openshift {
 
 /// The step of the plan.json `build` action of `env`: `oc start-build` of the image's
 /// BuildConfig when `rebuild` (else only when its ImageStreamTag is missing), then `oc get
@@ -16,4 +16,4 @@ plan::Step build_step(const plan::PlanAction& action, const plan::EnvPlan& env, 
 /// Whether a shared object of `kind` is an image's: a BuildConfig or an ImageStream.
 bool is_image_kind(std::string_view kind);
 
-}  // namespace mlenv::platforms::openshift
+}  // namespace mlenv::target::openshift

@@ -9,7 +9,7 @@
 #include "targets/openshift/image_build.h"
 #include "targets/openshift/openshift_target.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 namespace {
 
 constexpr std::string_view kScc = "SecurityContextConstraints";
@@ -95,4 +95,4 @@ const Provider& openshift_provider() {
   return provider;
 }
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -3,9 +3,9 @@
 
 #include "targets/provider.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 /// The provider of OpenShift envs: kube's change semantics and drivers, OpenShift's renderer.
 const Provider& openshift_provider();
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -6,7 +6,7 @@
 #include "compiler/base/pattern.h"
 #include "compiler/check/value_paths.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 namespace {
 
 // sbatch reads `MM:SS` (src/common/parse_time.c, time_str2mins): `48:00` is 48 minutes.
@@ -57,4 +57,4 @@ const check::PlatformRules& slurm_rules() {
   return rules;
 }
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -4,9 +4,9 @@
 
 #include "compiler/check/platform_rules.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 /// The rules of Slurm clusters' envs, which slurm_provider() gives.
 const check::PlatformRules& slurm_rules();
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

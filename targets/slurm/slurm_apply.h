@@ -8,9 +8,9 @@
 
 #include "compiler/apply/apply_driver.h"
 #include "compiler/apply/apply_session.h"
+#include "compiler/apply/env_plan.h"
 #include "compiler/diag/diagnostic.h"
 #include "compiler/plan/git_repo.h"
-#include "targets/kube/apply/steps.h"
 
 namespace mlenv::plan {
 

@@ -16,8 +16,8 @@
 #include <string_view>
 
 #include "compiler/apply/apply_session.h"
+#include "compiler/apply/env_plan.h"
 #include "compiler/diag/diagnostic.h"
-#include "targets/kube/apply/steps.h"
 
 namespace mlenv::plan {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "targets/kube/apply/steps.h"
+#include "compiler/apply/env_plan.h"
 
 namespace mlenv::plan {
 

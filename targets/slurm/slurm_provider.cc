@@ -15,7 +15,7 @@
 #include "targets/slurm/slurm_target.h"
 #include "targets/unit_run.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 namespace {
 
 class SlurmProvider : public Provider {
@@ -93,4 +93,4 @@ const Provider& slurm_provider() {
   return provider;
 }
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -3,9 +3,9 @@
 
 #include "targets/provider.h"
 
-namespace mlenv::platforms {
+namespace mlenv::target {
 
 /// The provider of Slurm envs: batch jobs run by mlenv-boot under srun.
 const Provider& slurm_provider();
 
-}  // namespace mlenv::platforms
+}  // namespace mlenv::target

@@ -16,7 +16,7 @@ namespace {
 // Checks `text` with the providers' rules, or with `platforms`.
 std::optional<ir::Program> check(
     const std::string& text, Diagnostics& diagnostics,
-    const check::PlatformRulesList& platforms = platforms::check_rules()) {
+    const check::PlatformRulesList& platforms = target::check_rules()) {
   MemoryFileSystem files;
   files.add("main.mlenv", text);
   SourceManager sources;

@@ -109,7 +109,7 @@ struct Folder {
     files.add("team/main.mlenv", program);
     SourceManager sources;
     return check::check_program("team/main.mlenv", files, sources, diagnostics,
-                                platforms::check_rules());
+                                target::check_rules());
   }
 };
 
@@ -174,7 +174,7 @@ TEST_CASE("git imports: a git source as the file to compile is refused") {
     MemoryFileSystem files;
     SourceManager sources;
     Diagnostics diagnostics;
-    CHECK_FALSE(check::check_program(root, files, sources, diagnostics, platforms::check_rules()));
+    CHECK_FALSE(check::check_program(root, files, sources, diagnostics, target::check_rules()));
     REQUIRE(diagnostics.all().size() == 1);
     CHECK(diagnostics.all()[0].code == Code::E0220);
   }

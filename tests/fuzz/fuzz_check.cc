@@ -30,7 +30,7 @@ void check_and_render(const std::string& text) {
   mlenv::SourceManager sources;
   mlenv::Diagnostics diagnostics;
   auto program = mlenv::check::check_program("fuzz.mlenv", files, sources, diagnostics,
-                                             mlenv::platforms::check_rules());
+                                             mlenv::target::check_rules());
   if (!program || diagnostics.has_errors()) return;
   mlenv::target::make_program_target()->render(*program, diagnostics, mlenv::target::Scope::Tree);
 }

@@ -129,8 +129,8 @@ TEST_CASE("a changed run is a replace: a Job's pod template is immutable", "[pla
   CHECK(replace_reason("Job", "metadata.labels.team", true).empty());
   CHECK(replace_reason("Job", "spec.parallelism", true) == "run spec changed");
   // Each platform says what its runs are: an Indexed Job on both, a JobSet on Kubernetes only.
-  const platforms::Provider& openshift = platforms::provider(ir::Platform::openshift);
-  const platforms::Provider& kubernetes = platforms::provider(ir::Platform::kubernetes);
+  const target::Provider& openshift = target::provider(ir::Platform::openshift);
+  const target::Provider& kubernetes = target::provider(ir::Platform::kubernetes);
   CHECK(openshift.replace_reason("Job", "spec.parallelism", {}) == "run spec changed");
   CHECK(kubernetes.replace_reason("Job", "spec.parallelism", {}) == "run spec changed");
   CHECK(kubernetes.replace_reason("JobSet", "spec.replicatedJobs", {}) == "run spec changed");

@@ -45,7 +45,7 @@ TEST_CASE("every platform's plan.json reads back to the bytes it was written as"
     ++plans;
   }
   CHECK(plans >= 10);
-  for (const platforms::Provider* provider : platforms::providers())
+  for (const target::Provider* provider : target::providers())
     CHECK(seen.count(provider->platform()) == 1);
 }
 

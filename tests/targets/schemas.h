@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "targets/openapi/openapi.h"
+#include "targets/common/openapi.h"
+#include "targets/provider.h"
 
 namespace mlenv::testing {
 
@@ -25,7 +26,7 @@ inline const openapi::Validator* shared_validator(std::string& why,
       return nullptr;
     }
   }
-  return openapi::cached_validator(paths, why);
+  return openapi::cached_validator(paths, why, target::admission_rules());
 }
 
 /// The shared validator plus every CRD under tests/schemas/crds (JobSet, Kueue, Volcano),

@@ -130,14 +130,6 @@ bool is_cluster_server(std::string_view server, const std::string& api, const st
   return false;
 }
 
-bool valid_context_name(std::string_view name) {
-  if (name.empty() || name.size() > 253 || name.front() == '-') return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
-           c == ':' || c == '@' || c == '/';
-  });
-}
-
 std::string server_host(std::string_view server) {
   while (!server.empty() && std::isspace(static_cast<unsigned char>(server.back())))
     server.remove_suffix(1);

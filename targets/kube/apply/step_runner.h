@@ -11,6 +11,7 @@
 
 #include "compiler/apply/apply_session.h"
 #include "compiler/apply/build_context.h"
+#include "compiler/apply/record_values.h"
 #include "compiler/apply/runner.h"
 #include "compiler/diag/diagnostic.h"
 #include "targets/kube/apply/steps.h"
@@ -32,10 +33,6 @@ std::vector<std::string> current_server_args(const std::string& client);
 /// was and was not done).
 bool is_cluster_server(std::string_view server, const std::string& api, const std::string& units,
                        const std::string& done, Diagnostics& diagnostics);
-
-/// Whether `name` may be passed as `--context=NAME`: 1 to 253 letters, digits and `._-:@/`,
-/// not starting with `-` (`oc login` names contexts `<namespace>/<server>:<port>/<user>`).
-bool valid_context_name(std::string_view name);
 
 /// Runs the steps of every env, in the order given, with the clients found for the request.
 class StepRunner {

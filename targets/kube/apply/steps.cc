@@ -47,7 +47,7 @@ Step apply_step(const std::string& input, const std::string& from, const PlanObj
 // this env's part-of label, so an object someone else took over is left alone. Shared objects
 // carry no env's label; apply deletes them only when --allow-destroy names them.
 Step delete_step(const PlanObject& object, const std::string& applyset_id,
-                 const platforms::KubeProvider& platform) {
+                 const target::KubeProvider& platform) {
   Step step;
   step.args = {"delete",
                resource_name(object.api_version, object.kind, platform.plural(object.kind))};
@@ -95,7 +95,7 @@ class EnvStepBuilder {
                  Diagnostics& diagnostics)
       : env_(env),
         plan_(env.manifest),
-        platform_(platforms::kube_provider(env.manifest.platform)),
+        platform_(target::kube_provider(env.manifest.platform)),
         options_(options),
         destroyed_(destroyed),
         diagnostics_(diagnostics),
@@ -318,8 +318,8 @@ class EnvStepBuilder {
     return step;
   }
 
-  const platforms::KubeProvider& kube_provider() const {
-    return dynamic_cast<const platforms::KubeProvider&>(platforms::provider(plan_.platform));
+  const target::KubeProvider& kube_provider() const {
+    return dynamic_cast<const target::KubeProvider&>(target::provider(plan_.platform));
   }
 
   // The parent the applied record named, when it is not this plan's (a record written before
@@ -453,7 +453,7 @@ class EnvStepBuilder {
 
   const EnvPlan& env_;
   const PlanManifest& plan_;
-  const platforms::KubeProvider& platform_;  // what the env's platform says of its objects
+  const target::KubeProvider& platform_;  // what the env's platform says of its objects
   const StepOptions& options_;
   std::set<std::string>& destroyed_;
   Diagnostics& diagnostics_;
@@ -469,10 +469,6 @@ class EnvStepBuilder {
 };
 
 }  // namespace
-
-std::string shared_key(const PlanObject& object) {
-  return object.namespace_ + "/" + object.address;
-}
 
 std::string resource_name(const std::string& api_version, const std::string& kind,
                           std::string_view platform_plural) {

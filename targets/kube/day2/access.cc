@@ -72,7 +72,7 @@ int KubeDay2Driver::urls(AppliedEnv env, const EnvRequest& request, std::ostream
   std::optional<Session> session = Session::of(std::move(env), request, diagnostics);
   if (!session) return 1;
   std::optional<std::vector<ExposedUrl>> urls =
-      platforms::kube_provider(session->env().plan.platform).exposed_urls(*session, diagnostics);
+      target::kube_provider(session->env().plan.platform).exposed_urls(*session, diagnostics);
   if (!urls) return 1;
   if (urls->empty()) {
     out << session->env().unit << " exposes no URL\n";

@@ -15,7 +15,7 @@ namespace {
 // Rank 0 is the pod of completion index 0 of the run, a workload of the kind its platform
 // says (RunWorkload).
 std::string rank0_selector(const PlanManifest& env) {
-  const platforms::KubeProvider& platform = platforms::kube_provider(env.platform);
+  const target::KubeProvider& platform = target::kube_provider(env.platform);
   std::string name = env.env;  // the target names the run's workload after the env
   for (const PlanObject& object : env.objects) {
     if (platform.is_run_kind(object.kind)) name = object.name;

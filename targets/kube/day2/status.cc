@@ -70,7 +70,7 @@ bool print_env(std::ostream& out, const Session& session, Diagnostics& diagnosti
   for (const std::string& line : exited) {
     out << "  " << printable(line) << " (mlenvc logs " << printable(env.unit) << ")\n";
   }
-  const platforms::KubeProvider& platform = platforms::kube_provider(env.plan.platform);
+  const target::KubeProvider& platform = target::kube_provider(env.plan.platform);
   platform.print_build(out, session);
   std::optional<std::vector<ExposedUrl>> urls = platform.exposed_urls(session, diagnostics);
   if (!urls) return false;

@@ -1,4 +1,4 @@
-#include "targets/openapi/openapi.h"
+#include "targets/common/openapi.h"
 
 #include <fstream>
 #include <mutex>
@@ -6,7 +6,6 @@
 
 #include "compiler/base/pattern.h"
 #include "compiler/base/quantity.h"
-#include "targets/kubernetes/admission.h"
 
 namespace mlenv::openapi {
 namespace {
@@ -320,7 +319,9 @@ std::vector<Issue> Validator::validate(const YAML::Node& object) const {
   std::string path;
   check(object, *schema, path, issues, 0);
   // What the schema cannot say but the admission webhooks refuse at apply.
-  for (Issue& i : admission_issues(object)) issues.push_back(std::move(i));
+  for (AdmissionRules rules : admission_) {
+    for (Issue& i : rules(object)) issues.push_back(std::move(i));
+  }
   return issues;
 }
 
@@ -339,13 +340,14 @@ std::vector<Issue> Validator::validate_text(const std::string& yaml) const {
   return issues;
 }
 
-const Validator* cached_validator(const std::vector<std::string>& paths, std::string& error) {
+const Validator* cached_validator(const std::vector<std::string>& paths, std::string& error,
+                                  const std::vector<AdmissionRules>& admission) {
   static std::mutex mutex;
   static std::map<std::vector<std::string>, std::unique_ptr<Validator>> cache;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(paths);
   if (it != cache.end()) return it->second.get();
-  auto v = std::make_unique<Validator>();
+  auto v = std::make_unique<Validator>(admission);
   for (const std::string& p : paths) {
     error = v->add_file(p);
     if (!error.empty()) return nullptr;

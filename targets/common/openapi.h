@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -20,8 +21,16 @@ struct Issue {
   std::string message;
 };
 
+/// What a target's admission webhooks refuse in an object that its schema allows
+/// (Provider::admission_rules; Kubernetes' are targets/kubernetes/admission.h).
+using AdmissionRules = std::vector<Issue> (*)(const YAML::Node& object);
+
 class Validator {
  public:
+  /// A validator with no documents yet, which runs `admission` after each object's schema.
+  explicit Validator(std::vector<AdmissionRules> admission = {})
+      : admission_(std::move(admission)) {}
+
   /// Adds an OpenAPI v2 document (JSON or YAML text). Returns "" or why it was rejected.
   std::string add_document(const std::string& text);
   /// Adds the openAPIV3Schema of every served version of a CustomResourceDefinition (YAML):
@@ -32,8 +41,8 @@ class Validator {
 
   /// Whether some added document defines `apiVersion` + `kind`.
   bool knows(const std::string& api_version, const std::string& kind) const;
-  /// Validates one object against its schema, then the admission webhooks' rules
-  /// (targets/kubernetes/admission.h); an object of a kind no document defines yields one issue.
+  /// Validates one object against its schema, then every admission rule the validator was
+  /// made with; an object of a kind no document defines yields one issue.
   std::vector<Issue> validate(const YAML::Node& object) const;
   /// Validates every document of a YAML text (one object or a `---` stream).
   std::vector<Issue> validate_text(const std::string& yaml) const;
@@ -48,10 +57,13 @@ class Validator {
   std::map<std::string, YAML::Node> definitions_;       ///< by definition name
   std::map<std::string, std::string> by_gvk_;           ///< "group/version/Kind" -> name
   std::map<std::string, YAML::Node> crd_roots_;         ///< "group/version/Kind" -> schema
+  std::vector<AdmissionRules> admission_;               ///< run after the schema
 };
 
 /// A validator holding the files at `paths`, parsed once per process and cached (the
-/// Kubernetes and OpenShift documents are 3-4 MB each). Errors land in `error`.
-const Validator* cached_validator(const std::vector<std::string>& paths, std::string& error);
+/// Kubernetes and OpenShift documents are 3-4 MB each), which runs `admission` after each
+/// schema (the rules of the validator's first call for `paths`). Errors land in `error`.
+const Validator* cached_validator(const std::vector<std::string>& paths, std::string& error,
+                                  const std::vector<AdmissionRules>& admission = {});
 
 }  // namespace mlenv::openapi
