@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "compiler/base/duration.h"
 #include "compiler/base/shell.h"
 #include "compiler/diag/render.h"
 
@@ -215,18 +216,7 @@ std::string shell_words(const std::vector<std::string>& argv) {
   std::string out;
   for (const std::string& arg : argv) {
     if (!out.empty()) out += ' ';
-    bool plain = !arg.empty();
-    for (char c : arg) {
-      if (!(std::isalnum(static_cast<unsigned char>(c)) ||
-            std::string_view("-_./=:,@%+").find(c) != std::string_view::npos)) {
-        plain = false;
-      }
-    }
-    if (plain) {
-      out += arg;
-      continue;
-    }
-    out += shell_quote(arg);
+    out += shell_word(arg);
   }
   return out;
 }
@@ -249,25 +239,9 @@ std::optional<std::string> find_on_path(const std::string& name) {
 }
 
 std::optional<int> parse_duration(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  std::int64_t total = 0;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    std::size_t start = i;
-    std::int64_t value = 0;
-    for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
-      value = value * 10 + (text[i] - '0');
-      if (value > kMaxDurationSeconds) return std::nullopt;
-    }
-    if (i == start || i == text.size()) return std::nullopt;
-    char unit = text[i++];
-    std::int64_t scale = unit == 'h' ? 3600 : unit == 'm' ? 60 : unit == 's' ? 1 : 0;
-    if (scale == 0) return std::nullopt;
-    total += value * scale;
-    if (total > kMaxDurationSeconds) return std::nullopt;
-  }
-  if (total == 0) return std::nullopt;
-  return static_cast<int>(total);
+  std::optional<std::int64_t> ms = parse_duration_ms(text);
+  if (!ms || *ms == 0 || *ms % 1000 != 0 || *ms / 1000 > kMaxDurationSeconds) return std::nullopt;
+  return static_cast<int>(*ms / 1000);
 }
 
 }  // namespace mlenv::plan

@@ -43,8 +43,8 @@ std::optional<std::string> find_on_path(const std::string& name);
 /// The longest duration accepted: 30 days.
 constexpr int kMaxDurationSeconds = 30 * 24 * 3600;
 
-/// Seconds in a duration like `30m`, `90s`, `1h`, `1h30m`; nullopt if malformed, zero, or over
-/// kMaxDurationSeconds (so `999999h` cannot overflow into the past).
+/// Whole seconds in a duration (compiler/base/duration.h: `30m`, `90s`, `1h30m`); nullopt if
+/// malformed, zero, not whole seconds, or over kMaxDurationSeconds.
 std::optional<int> parse_duration(const std::string& text);
 
 }  // namespace mlenv::plan

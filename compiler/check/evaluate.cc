@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <limits>
 
+#include "compiler/base/duration.h"
 #include "compiler/base/limits.h"
 #include "compiler/base/quantity.h"
 #include "compiler/check/checker.h"
@@ -69,35 +69,6 @@ Value::Kind value_kind(const Type& type) {
       return Value::Kind::Block;
   }
   return Value::Kind::String;
-}
-
-// `1h30m`, `30s`, `250ms` → milliseconds; nullopt if malformed.
-std::optional<std::int64_t> parse_duration(const std::string& s) {
-  std::int64_t total = 0;
-  std::size_t i = 0;
-  if (s.empty()) return std::nullopt;
-  while (i < s.size()) {
-    std::size_t digits = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    if (i == digits || i - digits > 12) return std::nullopt;
-    std::int64_t n = std::stoll(s.substr(digits, i - digits));
-    std::int64_t unit = 0;
-    if (s.compare(i, 2, "ms") == 0) {
-      unit = 1, i += 2;
-    } else if (i < s.size() && s[i] == 'h') {
-      unit = 3600000, ++i;
-    } else if (i < s.size() && s[i] == 'm') {
-      unit = 60000, ++i;
-    } else if (i < s.size() && s[i] == 's') {
-      unit = 1000, ++i;
-    } else {
-      return std::nullopt;
-    }
-    // Twelve digits times an hour fits; the sum of many such parts must not overflow.
-    if (n * unit > std::numeric_limits<std::int64_t>::max() - total) return std::nullopt;
-    total += n * unit;
-  }
-  return total;
 }
 
 bool has_final(const Value& value, SourceRange& where) {
@@ -463,7 +434,7 @@ ValuePtr Checker::eval_number(const ast::Number& number, const Type& type, Modul
       v->text = text;
       return v;
     case Type::Kind::Duration: {
-      auto ms = parse_duration(text);
+      auto ms = parse_duration_ms(text);
       if (!ms) {
         diagnostics_.report(Code::E0307, range, "`" + text + "` is not a duration",
                             "for example 30s, 5m, 1h30m");
@@ -487,7 +458,7 @@ ValuePtr Checker::eval_number(const ast::Number& number, const Type& type, Modul
       }
       [[fallthrough]];
     default:
-      if (!integral && !is_quantity(text) && !parse_duration(text)) {
+      if (!integral && !is_quantity(text) && !parse_duration_ms(text)) {
         diagnostics_.report(Code::E0105, range, "`" + text + "` is not a valid number");
         return nullptr;
       }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "compiler/base/shell.h"
 #include "compiler/base/version.h"
 
 namespace mlenv::target {
@@ -14,32 +15,11 @@ constexpr const char* kJupyterLab = "jupyterlab==4.3.5";
 constexpr const char* kTensorBoard = "tensorboard==2.18.0";
 constexpr const char* kDebugpy = "debugpy==1.8.12";
 
-bool is_shell_safe(const std::string& word) {
-  return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-           c == '_' || c == '.' || c == '/' || c == ':' || c == '=' || c == '+' || c == '@' ||
-           c == ',';
-  });
-}
-
-std::string shell_quote(const std::string& word) {
-  if (is_shell_safe(word)) return word;
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 std::string words(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& s : items) {
     out += " \\\n      ";
-    out += shell_quote(s);
+    out += shell_word(s);
   }
   return out;
 }
@@ -64,7 +44,7 @@ std::size_t variable_length(const std::string& value, std::size_t at) {
 // literal. A line break cannot be written at all (the parser splits instructions at newlines
 // first), so `check` refuses it (E0316).
 std::string env_value(const std::string& value) {
-  if (is_shell_safe(value)) return value;
+  if (is_plain_shell_word(value)) return value;
   std::string out = "\"";
   for (std::size_t i = 0; i < value.size(); ++i) {
     std::size_t name = variable_length(value, i);
@@ -100,9 +80,7 @@ std::string run_instruction(const std::string& step) {
     std::size_t end = script.find('\n', start);
     std::string line =
         script.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    out += "      '";
-    for (char c : line) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    out += "' \\\n";
+    out += "      " + shell_quote(line) + " \\\n";
     if (end == std::string::npos) break;
     start = end + 1;
   }
