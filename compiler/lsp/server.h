@@ -93,7 +93,9 @@ class Server {
   bool exited_ = false;
 };
 
-/// `$XDG_CACHE_HOME/mlenvc/<version>` or `$HOME/.cache/mlenvc/<version>`.
+/// `$XDG_CACHE_HOME/mlenvc/<version>`, else `$HOME/.cache/mlenvc/<version>`, else
+/// `$XDG_RUNTIME_DIR/mlenvc/<version>`, else a folder of its own made by mkdtemp: never a
+/// fixed path other users can write to.
 std::string default_stdlib_cache();
 
 }  // namespace mlenv::lsp
