@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "compiler/base/parallel.h"
+#include "compiler/plan/git_credentials.h"
 #include "compiler/plan/pack_file.h"
 
 namespace mlenv::plan {
@@ -471,8 +472,20 @@ std::set<std::string> Repository::unchanged_files(
 namespace {
 
 // Cancels a fetch once it received more than the limit (libgit2 stops on a non-zero return).
+// What the callbacks of one fetch share.
+struct FetchState {
+  std::size_t max_bytes;
+  CredentialState credentials;
+};
+
 int within_limit(const git_indexer_progress* stats, void* payload) {
-  return stats->received_bytes > *static_cast<const std::size_t*>(payload) ? -1 : 0;
+  return stats->received_bytes > static_cast<const FetchState*>(payload)->max_bytes ? -1 : 0;
+}
+
+int credentials(git_credential** out, const char* url, const char* username_from_url,
+                unsigned int allowed_types, void* payload) {
+  return acquire_credentials(out, url, username_from_url, allowed_types,
+                             &static_cast<FetchState*>(payload)->credentials);
 }
 
 int collect_ref(git_reference* ref, void* payload) {
@@ -511,8 +524,10 @@ std::unique_ptr<Mirror> Mirror::fetch(const std::string& dir, const std::string&
   // The function, not GIT_FETCH_OPTIONS_INIT, whose partial braces clang warns about.
   check(git_fetch_options_init(&options, GIT_FETCH_OPTIONS_VERSION), "initialising the fetch");
   options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;  // the refspecs name every tag
+  FetchState state{max_bytes, {}};
   options.callbacks.transfer_progress = within_limit;
-  options.callbacks.payload = &max_bytes;
+  options.callbacks.credentials = credentials;
+  options.callbacks.payload = &state;
   const char* specs[] = {"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"};
   git_strarray refspecs = {const_cast<char**>(specs), 2};
   check(git_remote_fetch(remote.ptr, &refspecs, &options, nullptr), "fetching");

@@ -37,6 +37,8 @@ TEST_CASE("git sources: Terraform's syntax, file after //, ref required") {
   CHECK(scp->url == "git@example.org:platform/p.git");
   CHECK(scp->ref == "release/2026");
   CHECK(parse("git::/srv/p.git//x?ref=v1")->url == "/srv/p.git");
+  // A user name for ssh is no secret: ssh-agent authenticates it.
+  CHECK(parse("git::ssh://git@example.org/p.git//x?ref=v1"));
 }
 
 TEST_CASE("git sources: malformed ones are refused") {
@@ -52,6 +54,10 @@ TEST_CASE("git sources: malformed ones are refused") {
            "git::file:///srv/p.git//x?ref=-x",
            "git::file:///srv/p.git//x?ref=",
            "git::file:///srv/p git//x?ref=v1",
+           // Credentials are never kept in a URL (issue 32): a password, an http(s) token.
+           "git::https://user:s3cret@example.org/p.git//x?ref=v1",
+           "git::https://ghp_s3cret@example.org/p.git//x?ref=v1",
+           "git::ssh://git:s3cret@example.org/p.git//x?ref=v1",
        }) {
     INFO(bad);
     CHECK_FALSE(parse(bad));

@@ -4,7 +4,8 @@
 # its target), a planted `mlenv.lock.tmp-<pid>` link, a committed or shipped mirror whose
 # config redirects the fetch, a pull request that edits the cache and the lock's hash together,
 # a branch named like the pinned commit, a lock naming a commit its branch never reached, one
-# repository under several URL spellings, and a blob inflated before its size was checked.
+# repository under several URL spellings, a blob inflated before its size was checked, a token
+# in an import URL, and git's credential helper in its place.
 # usage: git_imports_hostile_test.sh MLENVC SCENARIO [EXPECTED_DIR]   (KEEP=1 keeps the
 # temporary folder; MLENV_UPDATE_GOLDENS=1 rewrites EXPECTED_DIR's files)
 set -eu
@@ -204,6 +205,55 @@ url_spellings)
   done
   "$mlenvc" get > get.out 2> get.err || { cat get.err; fail "get"; }
   [ "$(ls .mlenv/repos | wc -l)" = 1 ] || { ls .mlenv/repos; fail "one mirror per spelling"; }
+  ;;
+credentials_in_url)
+  # A token in an import URL went into mlenv.lock, plans/_inputs, get's output and diagnostics.
+  consumer
+  printf 'import "git::https://user:s3cret@example.invalid/p.git//site/lab?ref=v1" as a\n' > a.mlenv
+  printf 'import "git::https://ghp_s3cret@example.invalid/p.git//site/lab?ref=v1" as b\n' > b.mlenv
+  for file in a.mlenv b.mlenv; do
+    if "$mlenvc" check "$file" > out 2>&1; then fail "check accepted a URL with a token"; fi
+    grep -q 'error\[E0220\].*carries credentials' out || { cat out; fail "no E0220 for $file"; }
+    golden "credentials.$file.expected" out
+    if grep -q s3cret out; then cat out; fail "check printed the token"; fi
+    if "$mlenvc" get "$file" > out 2>&1; then fail "get accepted a URL with a token"; fi
+    if grep -q s3cret out; then cat out; fail "get printed the token"; fi
+    "$mlenvc" check --format=json "$file" > out 2>&1 || true
+    if grep -q s3cret out; then cat out; fail "check --format=json printed the token"; fi
+  done
+  [ ! -e mlenv.lock ] || fail "get wrote a lock"
+  ;;
+credential_helper)
+  # With no token in the URL, a private repository is reached through git's own credential
+  # helpers (git-credential(1)): a server that asks for Basic authentication gets the helper's.
+  cat > "$tmp/server.py" <<'PY'
+import http.server, sys
+class Ask(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if self.headers.get("Authorization"):
+            open(sys.argv[1], "a").write(self.headers["Authorization"] + "\n")
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Basic realm="profiles"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Ask)
+open(sys.argv[2], "w").write(str(server.server_port))
+server.serve_forever()
+PY
+  python3 "$tmp/server.py" "$tmp/authorization" "$tmp/port" &
+  server=$!
+  trap 'kill $server 2>/dev/null; [ -n "${KEEP:-}" ] || { chmod -R u+w "$tmp"; rm -rf "$tmp"; }' EXIT
+  while [ ! -s "$tmp/port" ]; do sleep 0.1; done
+  git config --global credential.helper \
+    '!f() { test "$1" = get && echo username=alice && echo password=from-helper; }; f'
+  consumer
+  printf 'import "git::http://127.0.0.1:%s/p.git//site/lab?ref=v1" as p\n' "$(cat "$tmp/port")" \
+    > private.mlenv
+  if "$mlenvc" get private.mlenv > get.out 2> get.err; then fail "get of a refusing server"; fi
+  grep -qx "Basic $(printf 'alice:from-helper' | base64)" "$tmp/authorization" ||
+    { cat get.err; fail "the credential helper's answer was not sent"; }
   ;;
 *) fail "no such scenario" ;;
 esac
