@@ -48,10 +48,6 @@ std::optional<int> read_int(const std::string& path) {
   }
 }
 
-// The session of process `pid` (proc(5): field 6 of /proc/PID/stat, after the `(comm)` that
-// may hold spaces); nullopt once it is gone. A zombie still counts: its parent has not reaped
-// it, but it runs nothing, so it is left out.
-
 // The fields of /proc/PID/stat after the `(comm)` that may hold spaces, from field 3 (state);
 // nullopt once the process is gone.
 std::optional<std::vector<std::string>> stat_fields(int pid) {
