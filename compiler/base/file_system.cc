@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compiler/base/limits.h"
+#include "compiler/base/user_cache.h"
 
 namespace mlenv {
 namespace {
@@ -111,6 +112,10 @@ std::optional<std::string> DiskFileSystem::read_inside(const std::string& path,
     return std::nullopt;
   }
   return read_descriptor(fd, error);
+}
+
+std::optional<std::string> DiskFileSystem::foreign_cache(const std::string& folder) const {
+  return mlenv::foreign_cache(folder);
 }
 
 std::optional<std::string> MemoryFileSystem::read(const std::string& path,

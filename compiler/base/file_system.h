@@ -23,6 +23,12 @@ class FileSystem {
     (void)folders;
     return read(path, error);
   }
+  /// Why the git import cache beside `folder` is not the user's own (user_cache.h), or
+  /// nullopt; files with no disk (memory) have no cache to refuse.
+  virtual std::optional<std::string> foreign_cache(const std::string& folder) const {
+    (void)folder;
+    return std::nullopt;
+  }
 };
 
 /// The real disk, with a size limit so hostile input cannot exhaust memory.
@@ -32,6 +38,7 @@ class DiskFileSystem : public FileSystem {
   std::optional<std::string> read_inside(const std::string& path,
                                          const std::vector<std::string>& folders,
                                          std::string& error) const override;
+  std::optional<std::string> foreign_cache(const std::string& folder) const override;
 };
 
 /// Reads through another file system only the files under `folders`: a program's sources are
@@ -43,6 +50,9 @@ class ConfinedFileSystem : public FileSystem {
       : inner_(inner), folders_(std::move(folders)) {}
   std::optional<std::string> read(const std::string& path, std::string& error) const override {
     return inner_.read_inside(path, folders_, error);
+  }
+  std::optional<std::string> foreign_cache(const std::string& folder) const override {
+    return inner_.foreign_cache(folder);
   }
 
  private:

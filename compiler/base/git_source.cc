@@ -29,6 +29,21 @@ bool valid_ref(std::string_view ref) {
   return ref.find_first_of("~^:?*[\\") == std::string_view::npos;
 }
 
+// Whether `url`'s authority carries a secret: a password (`user:secret@`), or any user part
+// of an http(s) URL (`https://TOKEN@host`, how forges take tokens). A user name of ssh
+// (`ssh://git@host`, `git@host:path`) is no secret.
+bool carries_credentials(std::string_view url) {
+  std::size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return false;
+  std::string_view authority = url.substr(scheme + 3);
+  authority = authority.substr(0, authority.find('/'));
+  std::size_t at = authority.rfind('@');
+  if (at == std::string_view::npos) return false;
+  std::string_view name = url.substr(0, scheme);
+  return authority.substr(0, at).find(':') != std::string_view::npos || name == "http" ||
+         name == "https";
+}
+
 }  // namespace
 
 std::string GitSource::repository() const {
@@ -91,6 +106,14 @@ std::optional<GitSource> parse_git_source(std::string_view text, std::string& er
   source.url = std::string(location.substr(0, split));
   if (source.url.empty() || source.url.front() == '-') {
     error = "the repository URL is missing: " + std::string(kSyntax);
+    return std::nullopt;
+  }
+  // Never kept: the URL is written to mlenv.lock, plans/_inputs and get's output (issue 32).
+  if (carries_credentials(source.url)) {
+    error =
+        "the repository URL carries credentials (a password or token before `@`), which mlenvc "
+        "would write into mlenv.lock and plans; leave them out: git's credential helper "
+        "(`git config credential.helper`) or ssh-agent supplies them";
     return std::nullopt;
   }
   // A relative local path would depend on the directory mlenvc runs in.

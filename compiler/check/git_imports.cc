@@ -10,8 +10,11 @@ std::variant<const LockFile*, GitFailure> LockedGitFiles::lock() {
   if (!lock_) {
     std::string path = in_folder(std::string(kLockFileName));
     std::string error;
-    std::optional<std::string> text = files_.read(path, error);
-    if (!text) {
+    std::optional<std::string> text;
+    if (std::optional<std::string> foreign = files_.foreign_cache(folder_)) {
+      lock_ = GitFailure{Code::E0226, *foreign,
+                         "git imports are read only from a cache `mlenvc get` made"};
+    } else if (!(text = files_.read(path, error))) {
       lock_ = GitFailure{Code::E0221,
                          "`" + path + "` cannot be read (" + error +
                              "): git imports are read only from the cache it pins",

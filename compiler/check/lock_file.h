@@ -13,6 +13,9 @@ namespace mlenv::check {
 
 /// The lock file's name, in the folder of the root file.
 inline constexpr std::string_view kLockFileName = "mlenv.lock";
+/// The largest mlenv.lock read: one source takes a few hundred bytes, and a compilation loads at
+/// most limits::kMaxFiles files.
+inline constexpr std::size_t kMaxLockFileBytes = 1024 * 1024;
 /// The cache folder's name, beside the lock; `mlenvc get` makes git ignore it.
 inline constexpr std::string_view kCacheFolder = ".mlenv";
 
@@ -33,7 +36,8 @@ struct LockFile {
   const LockedSource* find(const std::string& url, const std::string& ref) const;
 };
 
-/// Parses mlenv.lock; nullopt with the reason in `error` when it is not as `write_lock_file`
+/// Parses mlenv.lock as JSON of the shape `write_lock_file` writes (no YAML: no aliases), at
+/// most kMaxLockFileBytes; nullopt with the reason in `error` when it is not as `write_lock_file`
 /// writes it (a commit that is not 40 hex digits, a file path leaving the repository, ...).
 std::optional<LockFile> parse_lock_file(std::string_view text, std::string& error);
 

@@ -22,10 +22,17 @@ const Value* child(const Value* value, const char* name) {
 }
 
 bool has_control(std::string_view s, bool allow_newline_and_tab) {
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (allow_newline_and_tab && (c == '\n' || c == '\t')) continue;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto u = static_cast<unsigned char>(s[i]);
+    if (allow_newline_and_tab && (s[i] == '\n' || s[i] == '\t')) continue;
     if (u < 0x20 || u == 0x7f) return true;
+    // C1 controls too, as printable() escapes them (compiler/diag/render.cc): U+0080..U+009F in
+    // UTF-8, or a lone byte 0x80..0x9F, which terminals read as CSI (0x9B) or NEL (0x85) and a
+    // batch script then held raw (issue 32, 16a).
+    auto next = i + 1 < s.size() ? static_cast<unsigned char>(s[i + 1]) : 0;
+    if (u == 0xc2 && next >= 0x80 && next <= 0x9f) return true;
+    if (u >= 0x80 && u <= 0x9f && (i == 0 || static_cast<unsigned char>(s[i - 1]) < 0x80))
+      return true;
   }
   return false;
 }

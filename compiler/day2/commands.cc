@@ -121,10 +121,16 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
   }
 }
 
-int run_attached(const std::vector<std::string>& argv) {
+int run_attached(const std::vector<std::string>& argv, const std::vector<std::string>* environment,
+                 const std::string& directory) {
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
+  std::vector<char*> env;
+  if (environment) {
+    for (const std::string& entry : *environment) env.push_back(const_cast<char*>(entry.c_str()));
+    env.push_back(nullptr);
+  }
   // As system(3) does: the terminal's Ctrl-C reaches the child, which decides what it means.
   struct sigaction ignore {
   }, old_int{}, old_quit{};
@@ -137,7 +143,12 @@ int run_attached(const std::vector<std::string>& argv) {
   if (pid == 0) {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGQUIT, &old_quit, nullptr);
-    execv(args[0], args.data());
+    if (!directory.empty() && chdir(directory.c_str()) != 0) _exit(127);
+    if (environment) {
+      execve(args[0], args.data(), env.data());
+    } else {
+      execv(args[0], args.data());
+    }
     _exit(127);
   }
   int status = 0;

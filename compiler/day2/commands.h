@@ -97,7 +97,11 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
 
 /// Runs `argv` on the user's terminal (stdin, stdout and stderr inherited), without a deadline,
 /// until it exits; mlenvc ignores Ctrl-C meanwhile, which the child handles. Returns its exit
-/// status (127 when it could not start).
-int run_attached(const std::vector<std::string>& argv);
+/// status (127 when it could not start). With `environment`, the child has exactly that
+/// environment (passed to execve, never in an argument other users read in /proc/PID/cmdline);
+/// with `directory`, it runs there.
+int run_attached(const std::vector<std::string>& argv,
+                 const std::vector<std::string>* environment = nullptr,
+                 const std::string& directory = "");
 
 }  // namespace mlenv::plan::day2

@@ -30,13 +30,32 @@ std::size_t char_start(std::string_view text, std::size_t at) {
   return at;
 }
 
+// `line` with the user part of every `scheme://user:secret@host` masked by `*`, one for one so
+// the carets still line up: an import URL that carries a token is refused (E0220), and its
+// excerpt must not print the token into a CI log (issue 32).
+std::string without_credentials(std::string_view line) {
+  std::string out(line);
+  for (std::size_t scheme = out.find("://"); scheme != std::string::npos;
+       scheme = out.find("://", scheme + 3)) {
+    std::size_t start = scheme + 3;
+    std::size_t end = out.find_first_of("/\"' \t", start);
+    if (end == std::string::npos) end = out.size();
+    std::size_t at = out.rfind('@', end == 0 ? 0 : end - 1);
+    if (at == std::string::npos || at < start) continue;
+    std::fill(out.begin() + static_cast<std::ptrdiff_t>(start),
+              out.begin() + static_cast<std::ptrdiff_t>(at), '*');
+  }
+  return out;
+}
+
 // Prints the source line of `range` with a caret run under it, and `label` after the carets.
 // Control characters other than tab print as `?`: a program's text must not drive the terminal.
 void render_snippet(std::ostream& out, const SourceFile& file, SourceRange range,
                     const std::string& label) {
   LineColumn start = file.position(range.begin);
   LineColumn stop = file.position(range.end > range.begin ? range.end - 1 : range.begin);
-  std::string_view line = file.line(start.line);
+  std::string masked = without_credentials(file.line(start.line));
+  std::string_view line = masked;
   std::string number = std::to_string(start.line);
   std::string gutter(number.size(), ' ');
   std::size_t width = stop.line == start.line

@@ -10,8 +10,10 @@
 #include <iostream>
 #include <set>
 
+#include "compiler/base/atomic_file.h"
 #include "compiler/base/limits.h"
 #include "compiler/base/sha256.h"
+#include "compiler/base/user_cache.h"
 #include "compiler/check/git_imports.h"
 #include "compiler/diag/render.h"
 #include "compiler/driver/commands.h"
@@ -41,17 +43,12 @@ struct Resolved {
   std::map<std::string, std::string> files;
 };
 
-// Writes `bytes` to `path` through a temporary file renamed over it.
+// Writes `bytes` to `path` through a fresh temporary file (mkostemp: never one a repository
+// planted, link or not) renamed over it.
 void write_file(const fs::path& path, const std::string& bytes) {
   fs::create_directories(path.parent_path());
-  fs::path temporary = path;
-  temporary += ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << bytes;
-    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  fs::rename(temporary, path);
+  std::string error;
+  if (!write_file_atomic(path.string(), bytes, 0644, error)) throw std::runtime_error(error);
 }
 
 // The cache folder, made first with the .gitignore that keeps git from ever listing it.
@@ -60,6 +57,28 @@ fs::path make_cache(const std::string& folder) {
   if (!fs::exists(cache / ".gitignore"))
     write_file(cache / ".gitignore", "# mlenvc get's cache: never committed\n*\n");
   return cache;
+}
+
+// One spelling of a repository's URL, for its mirror: `file:///srv/./p/`, `file:///srv/p`
+// and `/srv/p` are one local repository (libgit2 reads a `file://` URL as its path), and a
+// trailing `/` names the same remote repository.
+std::string mirror_key(const std::string& url) {
+  std::string key = url;
+  if (key.starts_with("file://")) key.erase(0, 7);
+  if (key.starts_with("/")) return normalize_path(key);
+  while (key.size() > 1 && key.back() == '/') key.pop_back();
+  return key;
+}
+
+// The bytes of the files under `folder`, links not followed.
+std::uintmax_t bytes_under(const fs::path& folder) {
+  std::uintmax_t total = 0;
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(folder, error), end; !error && it != end;
+       it.increment(error)) {
+    if (it->is_regular_file(error)) total += it->file_size(error);
+  }
+  return total;
 }
 
 // Git imports read from fresh fetches of each repository, at the locked commit unless updated.
@@ -80,7 +99,7 @@ class FetchingGitFiles : public check::GitFiles {
     }
     std::string error;
     std::optional<std::string> bytes =
-        mirrors_.at(source.url)
+        mirrors_.at(mirror_key(source.url))
             ->read_file(it->second.commit, source.path, limits::kMaxFileBytes, error);
     if (!bytes) {
       return check::GitFailure{Code::E0223,
@@ -117,6 +136,16 @@ class FetchingGitFiles : public check::GitFiles {
               locked->commit.substr(0, 12) + ", the repository now names " + now->substr(0, 12),
           "`mlenvc get --update " + source.repository() + "` accepts the new commit"};
     }
+    // A branch keeps a commit it reached; a commit id names only itself. A lock naming any other
+    // commit of the repository was kept as it was (issue 32).
+    if (!is_tag && mirror->has_commit(locked->commit) && !mirror->reaches(*now, locked->commit)) {
+      return check::GitFailure{
+          Code::E0228,
+          "mlenv.lock pins " + source.repository() + " to " + locked->commit.substr(0, 12) +
+              ", a commit `" + source.ref + "` never reached (it names " + now->substr(0, 12) +
+              "): the lock was edited",
+          "`mlenvc get --update " + source.repository() + "` pins what the ref names now"};
+    }
     if (!mirror->has_commit(locked->commit)) {
       return check::GitFailure{Code::E0224,
                                "the locked commit " + locked->commit.substr(0, 12) + " of " +
@@ -124,20 +153,58 @@ class FetchingGitFiles : public check::GitFiles {
                                "`mlenvc get --update " + source.repository() +
                                    "` moves the lock to what the ref names now"};
     }
+    if (std::optional<check::GitFailure> wrong = wrong_hash(*mirror, *locked)) return *wrong;
     return locked->commit;
   }
 
-  // The mirror of `url`, fetched once per run; nullptr after recording why not.
+  // Why `locked`'s sha256 is not that of its files at its commit, or nullopt: a lock edited
+  // with a matching edited cache passed check (issue 32), so get, which has the commit, checks.
+  static std::optional<check::GitFailure> wrong_hash(const plan::Mirror& mirror,
+                                                     const check::LockedSource& locked) {
+    std::map<std::string, std::string> files;
+    std::string error;
+    for (const std::string& path : locked.files) {
+      std::optional<std::string> bytes =
+          mirror.read_file(locked.commit, path, limits::kMaxFileBytes, error);
+      if (!bytes) break;
+      files[path] = std::move(*bytes);
+    }
+    if (files.size() == locked.files.size() && check::files_sha256(files) == locked.sha256)
+      return std::nullopt;
+    std::string source = "git::" + locked.url + "?ref=" + locked.ref;
+    return check::GitFailure{
+        Code::E0227,
+        "mlenv.lock's sha256 of " + source + " is not that of its files at the commit it pins, " +
+            locked.commit.substr(0, 12) + ": the lock was edited after `mlenvc get` wrote it",
+        "find out who edited it; `mlenvc get --update " + source +
+            "` records the commit's own hash"};
+  }
+
+  // The mirror of `url`, fetched once per run and shared by every spelling of the URL;
+  // nullptr after recording why not.
   plan::Mirror* fetched(const std::string& url) {
-    if (auto it = mirrors_.find(url); it != mirrors_.end()) return it->second.get();
-    if (mirror_failures_.count(url)) return nullptr;
+    std::string key = mirror_key(url);
+    if (auto it = mirrors_.find(key); it != mirrors_.end()) return it->second.get();
+    if (auto it = mirror_failures_.find(key); it != mirror_failures_.end()) {
+      mirror_failures_[url] = it->second;
+      return nullptr;
+    }
     try {
-      fs::path dir = make_cache(folder_) / "repos" / (sha256_hex(url).substr(0, 16) + ".git");
-      fs::create_directories(dir.parent_path());
-      mirrors_[url] = plan::Mirror::fetch(dir.string(), url, limits::kMaxFetchBytes);
-      return mirrors_[url].get();
+      fs::path repos = make_cache(folder_) / "repos";
+      fs::path dir = repos / (sha256_hex(key).substr(0, 16) + ".git");
+      fs::create_directories(repos);
+      // One limit for the cache as a whole, not per URL: four spellings of one repository
+      // were four full mirrors (issue 32).
+      std::uintmax_t held = bytes_under(repos);
+      if (held >= limits::kMaxFetchBytes) {
+        throw std::runtime_error("the cache's mirrors (`" + repos.string() + "`) hold " +
+                                 std::to_string(held) + " bytes, over the limit of " +
+                                 std::to_string(limits::kMaxFetchBytes) + "; remove them");
+      }
+      mirrors_[key] = plan::Mirror::fetch(dir.string(), url, limits::kMaxFetchBytes - held);
+      return mirrors_[key].get();
     } catch (const std::exception& e) {
-      mirror_failures_[url] =
+      mirror_failures_[key] = mirror_failures_[url] =
           check::GitFailure{Code::E0224, "cannot fetch git::" + url + ": " + e.what(), ""};
       return nullptr;
     }
@@ -157,7 +224,7 @@ class FetchingGitFiles : public check::GitFiles {
 bool import_failure(Code code) {
   return code == Code::E0201 || code == Code::E0202 || code == Code::E0104 || code == Code::E0220 ||
          code == Code::E0221 || code == Code::E0222 || code == Code::E0223 || code == Code::E0224 ||
-         code == Code::E0225;
+         code == Code::E0225 || code == Code::E0226 || code == Code::E0227 || code == Code::E0228;
 }
 
 // Whether SOURCE (`git::URL` or `git::URL?ref=REF`) names `key`.
@@ -191,6 +258,7 @@ void write_cache(const fs::path& folder, const check::LockFile& lock,
     kept.insert(folder / check::cache_folder(s.url, s.commit));
   std::error_code ignored;
   for (const auto& key_dir : fs::directory_iterator(cache / "git", ignored)) {
+    if (key_dir.is_symlink()) continue;  // never walked into (foreign_cache refuses it)
     for (const auto& commit_dir : fs::directory_iterator(key_dir.path(), ignored)) {
       if (!kept.count(commit_dir.path())) fs::remove_all(commit_dir.path(), ignored);
     }
@@ -228,6 +296,9 @@ void print_changes(const check::LockFile& old, const check::LockFile& lock) {
       std::cout << "  (new)";
     } else if (before->commit != s.commit) {
       std::cout << "  (was " << before->commit.substr(0, 12) << ")";
+    } else if (before->files == s.files && before->sha256 != s.sha256) {
+      // Only --update gets here (without it get refuses, E0227): never rewritten silently.
+      std::cout << "  (the locked sha256 was not the commit's: corrected)";
     }
     std::cout << '\n';
   }
@@ -281,6 +352,11 @@ int run_get(const Args& args) {
     }
   }
   fs::path lock_path = fs::path(folder.empty() ? "." : folder) / check::kLockFileName;
+  // Before anything is written: a link there would redirect get's writes and deletions.
+  if (std::optional<std::string> foreign = foreign_cache(folder)) {
+    std::cerr << "mlenvc get: error[E0226]: " << printable(*foreign) << '\n';
+    return 1;
+  }
   DiskFileSystem disk;
   check::LockFile old;
   std::string error;

@@ -15,7 +15,8 @@ int run_lsp(const Args& args) {
       "Serves the Language Server Protocol over stdin and stdout: diagnostics (those of\n"
       "`mlenvc check`), hover, go to definition, completion, formatting and document symbols.\n"
       "Definitions in the stdlib open its read-only copy in DIR (default\n"
-      "$XDG_CACHE_HOME/mlenvc/VERSION, else ~/.cache/mlenvc/VERSION).\n";
+      "$XDG_CACHE_HOME/mlenvc/VERSION, else ~/.cache/mlenvc/VERSION, else\n"
+      "$XDG_RUNTIME_DIR/mlenvc/VERSION, else a new private folder).\n";
   if (options.flag("help")) {
     std::cout << usage;
     return 0;

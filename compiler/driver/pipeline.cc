@@ -1,7 +1,10 @@
 #include "compiler/driver/pipeline.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "compiler/check/check.h"
@@ -10,12 +13,51 @@
 
 namespace mlenv::driver {
 
+namespace {
+
+// Why other users can change what `folder` holds, or "": it, or a folder above it, is
+// writable by group or others without the sticky bit (which keeps them from replacing what is
+// not theirs, as in /tmp), or owned by someone but us and root. As ssh's StrictModes judges a
+// path (OpenBSD ssh, misc.c safe_path).
+std::string writable_by_others(const std::string& folder) {
+  std::filesystem::path path = std::filesystem::absolute(folder).lexically_normal();
+  for (;; path = path.parent_path()) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+      bool shared = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0;
+      if (shared || (st.st_uid != ::geteuid() && st.st_uid != 0)) return path.string();
+    }
+    if (path == path.root_path() || path.empty()) return "";
+  }
+}
+
+// Warns once per process of an MLENV_PATH folder others can write to: its files are imported
+// by every program that names them (issue 32).
+void warn_shared_site(const std::vector<std::string>& site) {
+  static bool warned = false;
+  if (warned) return;
+  warned = true;
+  for (const std::string& folder : site) {
+    std::string shared = writable_by_others(folder);
+    if (shared.empty()) continue;
+    std::cerr << "mlenvc: warning: MLENV_PATH folder `" << printable(folder) << "`: `"
+              << printable(shared)
+              << "` can be changed by other users (group or world writable, or not yours), "
+                 "so they decide what its imports compile to\n";
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<Compilation> compile(const std::string& path, const FileSystem& files,
                                      check::GitFiles* git, bool keep_index) {
   auto compilation = std::make_unique<Compilation>();
   check::ImportSources imports;
   imports.git = git;
-  if (const char* site = std::getenv("MLENV_PATH")) imports.site = check::site_folders(site);
+  if (const char* site = std::getenv("MLENV_PATH")) {
+    imports.site = check::site_folders(site);
+    warn_shared_site(imports.site);
+  }
   compilation->program = check::check_program(path, files, compilation->sources,
                                               compilation->diagnostics, target::check_rules(),
                                               imports, keep_index ? &compilation->index : nullptr);

@@ -26,12 +26,27 @@ int hex_value(char c) {
   return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
+// One header line, without its newline, into `line`; false at the end of the input or past
+// kMaxHeaderLineBytes (std::getline buffered a line without a newline whole: 256 MiB in, 519
+// MiB resident, issue 32).
+bool read_header_line(std::istream& in, std::string& line) {
+  line.clear();
+  std::istream::int_type c;
+  while ((c = in.get()) != std::istream::traits_type::eof()) {
+    if (c == '\n') return true;
+    if (line.size() == kMaxHeaderLineBytes) return false;
+    line.push_back(static_cast<char>(c));
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::string> read_message(std::istream& in) {
   std::optional<std::size_t> length;
   std::string line;
-  while (std::getline(in, line)) {
+  while (true) {
+    if (!read_header_line(in, line)) return std::nullopt;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) break;  // the blank line that ends the header
     std::string name = line.substr(0, line.find(':'));

@@ -13,8 +13,11 @@ namespace mlenv::lsp {
 
 /// The largest message body read (a whole document rides in one didChange).
 inline constexpr std::size_t kMaxMessageBytes = 64u << 20;
+/// The longest header line read: the protocol's two headers fit in a hundred bytes.
+inline constexpr std::size_t kMaxHeaderLineBytes = 4096;
 
-/// Reads the body of one message; nullopt at the end of the input or on a broken header.
+/// Reads the body of one message; nullopt at the end of the input or on a broken header (one
+/// with a line longer than kMaxHeaderLineBytes: no more of it is read).
 std::optional<std::string> read_message(std::istream& in);
 /// Writes `body` framed by its `Content-Length` header and flushes.
 void write_message(std::ostream& out, std::string_view body);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "compiler/base/atomic_file.h"
 #include "compiler/base/embedded.h"
 #include "compiler/base/version.h"
 #include "compiler/lsp/completion.h"
@@ -119,10 +120,29 @@ std::optional<std::string> OverlayFileSystem::read_inside(const std::string& pat
   return disk_.read_inside(path, folders, error);
 }
 
+// A folder only this user can use, made fresh: `mlenvc lsp` with no HOME wrote to the shared
+// `/tmp/.cache`, where another user's link got a 0600 file overwritten and made world-readable
+// (issue 32). mkdtemp makes it 0700 and fails rather than reuse a path that exists.
+std::string private_folder() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/mlenvc-lsp-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) return "";
+  return pattern;
+}
+
 std::string default_stdlib_cache() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  std::string base = xdg && *xdg ? xdg : std::string(home && *home ? home : "/tmp") + "/.cache";
+  // The XDG Base Directory specification: XDG_CACHE_HOME, else ~/.cache; XDG_RUNTIME_DIR is
+  // the user's own (0700) folder for files of this session.
+  std::string base;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') {
+    base = xdg;
+  } else if (const char* home = std::getenv("HOME"); home && *home == '/') {
+    base = std::string(home) + "/.cache";
+  } else if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime == '/') {
+    base = runtime;
+  } else {
+    return private_folder() + "/" + kCompilerVersion;
+  }
   return base + "/mlenvc/" + kCompilerVersion;
 }
 
@@ -335,11 +355,14 @@ std::string Server::disk_path(const std::string& path) {
       std::error_code error;
       std::filesystem::create_directories(file.parent_path(), error);
       std::string error_text;
+      struct stat st {};
       auto existing = DiskFileSystem().read(file.string(), error_text);
-      if (existing && *existing == kStdlibFiles[i].bytes) continue;
-      ::chmod(file.c_str(), 0644);
-      std::ofstream(file, std::ios::binary | std::ios::trunc) << kStdlibFiles[i].bytes;
-      ::chmod(file.c_str(), 0444);
+      if (existing && *existing == kStdlibFiles[i].bytes && ::lstat(file.c_str(), &st) == 0 &&
+          S_ISREG(st.st_mode))
+        continue;
+      // A new file renamed over the path: a link planted there is replaced, never written
+      // through (the stdlib once overwrote and chmod'ed another user's file).
+      write_file_atomic(file.string(), kStdlibFiles[i].bytes, 0444, error_text);
     }
     stdlib_written_ = true;
   }

@@ -24,6 +24,9 @@ class OverlayFileSystem : public FileSystem {
   std::optional<std::string> read_inside(const std::string& path,
                                          const std::vector<std::string>& folders,
                                          std::string& error) const override;
+  std::optional<std::string> foreign_cache(const std::string& folder) const override {
+    return disk_.foreign_cache(folder);
+  }
   /// Sets (or replaces) the text of an open document.
   void open(const std::string& path, std::string text) { open_[path] = std::move(text); }
   /// Forgets an open document: the disk's copy is read again.
@@ -93,7 +96,9 @@ class Server {
   bool exited_ = false;
 };
 
-/// `$XDG_CACHE_HOME/mlenvc/<version>` or `$HOME/.cache/mlenvc/<version>`.
+/// `$XDG_CACHE_HOME/mlenvc/<version>`, else `$HOME/.cache/mlenvc/<version>`, else
+/// `$XDG_RUNTIME_DIR/mlenvc/<version>`, else a folder of its own made by mkdtemp: never a
+/// fixed path other users can write to.
 std::string default_stdlib_cache();
 
 }  // namespace mlenv::lsp

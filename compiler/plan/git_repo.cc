@@ -3,6 +3,7 @@
 #include <git2.h>
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
+#include <git2/sys/repository.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <filesystem>
 
 #include "compiler/base/parallel.h"
+#include "compiler/plan/git_credentials.h"
 #include "compiler/plan/pack_file.h"
 
 namespace mlenv::plan {
@@ -470,14 +472,36 @@ std::set<std::string> Repository::unchanged_files(
 namespace {
 
 // Cancels a fetch once it received more than the limit (libgit2 stops on a non-zero return).
+// What the callbacks of one fetch share.
+struct FetchState {
+  std::size_t max_bytes;
+  CredentialState credentials;
+};
+
 int within_limit(const git_indexer_progress* stats, void* payload) {
-  return stats->received_bytes > *static_cast<const std::size_t*>(payload) ? -1 : 0;
+  return stats->received_bytes > static_cast<const FetchState*>(payload)->max_bytes ? -1 : 0;
+}
+
+int credentials(git_credential** out, const char* url, const char* username_from_url,
+                unsigned int allowed_types, void* payload) {
+  return acquire_credentials(out, url, username_from_url, allowed_types,
+                             &static_cast<FetchState*>(payload)->credentials);
 }
 
 int collect_ref(git_reference* ref, void* payload) {
   static_cast<std::vector<std::string>*>(payload)->push_back(git_reference_name(ref));
   git_reference_free(ref);
   return 0;
+}
+
+// Makes `repo` read only the user's configuration (global, XDG, system), never the config
+// file in its own folder: a mirror a repository shipped carried `url.<x>.insteadOf` and
+// redirected the fetch (issue 32); libgit2 applies insteadOf from the repository's config
+// when it creates the remote (remote.c, git_remote_create_with_opts).
+void ignore_own_config(git_repository* repo) {
+  Owned<git_config, git_config_free> user;
+  check(git_config_open_default(&user.ptr), "reading the user's git configuration");
+  check(git_repository_set_config(repo, user.ptr), "isolating the mirror's configuration");
 }
 
 }  // namespace
@@ -489,6 +513,7 @@ std::unique_ptr<Mirror> Mirror::fetch(const std::string& dir, const std::string&
   if (git_repository_open_bare(&repo, dir.c_str()) != 0)
     check(git_repository_init(&repo, dir.c_str(), 1), "creating the mirror");
   std::unique_ptr<Mirror> mirror(new Mirror(repo));
+  ignore_own_config(repo);
   // Refs the remote no longer has must not resolve: each fetch starts from none.
   std::vector<std::string> names;
   check(git_reference_foreach(repo, collect_ref, &names), "listing the mirror's refs");
@@ -499,8 +524,10 @@ std::unique_ptr<Mirror> Mirror::fetch(const std::string& dir, const std::string&
   // The function, not GIT_FETCH_OPTIONS_INIT, whose partial braces clang warns about.
   check(git_fetch_options_init(&options, GIT_FETCH_OPTIONS_VERSION), "initialising the fetch");
   options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;  // the refspecs name every tag
+  FetchState state{max_bytes, {}};
   options.callbacks.transfer_progress = within_limit;
-  options.callbacks.payload = &max_bytes;
+  options.callbacks.credentials = credentials;
+  options.callbacks.payload = &state;
   const char* specs[] = {"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"};
   git_strarray refspecs = {const_cast<char**>(specs), 2};
   check(git_remote_fetch(remote.ptr, &refspecs, &options, nullptr), "fetching");
@@ -512,6 +539,11 @@ Mirror::~Mirror() {
 }
 
 std::optional<std::string> Mirror::resolve(const std::string& ref, bool& is_tag) const {
+  is_tag = false;
+  // Full commit ids before refs, as git reads them (object-name.c, get_oid_basic: "a ref that
+  // ends with 40 hex characters ... will be ignored when you just specify 40-hex"): a branch
+  // or tag named like the pinned commit must not take the pin over.
+  if (ref.size() == GIT_OID_HEXSZ) return commit_named(ref);
   for (const char* prefix : {"refs/tags/", "refs/heads/"}) {
     RefPtr found;
     if (git_reference_lookup(&found.ptr, repo_, (prefix + ref).c_str()) != 0) continue;
@@ -521,6 +553,10 @@ std::optional<std::string> Mirror::resolve(const std::string& ref, bool& is_tag)
     return to_hex(from_oid(*git_object_id(commit.ptr)));
   }
   is_tag = false;
+  return commit_named(ref);
+}
+
+std::optional<std::string> Mirror::commit_named(const std::string& ref) const {
   if (ref.size() < 7 || ref.size() > GIT_OID_HEXSZ ||
       ref.find_first_not_of("0123456789abcdef") != std::string::npos)
     return std::nullopt;
@@ -537,6 +573,22 @@ bool Mirror::has_commit(const std::string& commit) const {
   git_oid oid;
   return git_oid_fromstr(&oid, commit.c_str()) == 0 &&
          git_commit_lookup(&found.ptr, repo_, &oid) == 0;
+}
+
+bool Mirror::reaches(const std::string& tip, const std::string& commit) const {
+  if (tip == commit) return true;
+  git_oid from, to;
+  return git_oid_fromstr(&from, tip.c_str()) == 0 && git_oid_fromstr(&to, commit.c_str()) == 0 &&
+         git_graph_descendant_of(repo_, &from, &to) == 1;
+}
+
+std::size_t Mirror::object_size(const git_oid* id) const {
+  Owned<git_odb, git_odb_free> odb;
+  check(git_repository_odb(&odb.ptr, repo_), "opening the object database");
+  std::size_t size = 0;
+  git_object_t type = GIT_OBJECT_INVALID;
+  check(git_odb_read_header(&size, &type, odb.ptr, id), "reading a file's size");
+  return size;
 }
 
 std::optional<std::string> Mirror::read_file(const std::string& commit, const std::string& path,
@@ -570,6 +622,13 @@ std::optional<std::string> Mirror::read_file(const std::string& commit, const st
     if (slash == std::string::npos) {
       if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE) {
         error = "`" + so_far + "` is not a file";
+        return std::nullopt;
+      }
+      // The size from the object's header, before it is inflated: a 0.7 MiB repository with a
+      // highly compressible blob drove get to 526 MiB when the limit was checked after (#32).
+      if (std::size_t size = object_size(git_tree_entry_id(entry)); size > max_bytes) {
+        error =
+            "`" + so_far + "` is larger than the limit of " + std::to_string(max_bytes) + " bytes";
         return std::nullopt;
       }
       BlobPtr blob;

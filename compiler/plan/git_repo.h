@@ -16,6 +16,7 @@
 
 struct git_repository;
 struct git_odb_backend;
+struct git_oid;
 struct git_packbuilder;
 
 namespace mlenv::plan {
@@ -140,11 +141,14 @@ class Mirror {
   Mirror(const Mirror&) = delete;
   Mirror& operator=(const Mirror&) = delete;
 
-  /// The commit `ref` names (40 hex digits): a tag (peeled), a branch, or a commit id of 7 to
-  /// 40 hex digits; nullopt if none. `is_tag` says whether it was a tag.
+  /// The commit `ref` names (40 hex digits): a full commit id, else a tag (peeled), a branch,
+  /// or a commit id of 7 to 39 hex digits; nullopt if none. `is_tag` says whether it was a tag.
   std::optional<std::string> resolve(const std::string& ref, bool& is_tag) const;
   /// Whether `commit` (40 hex digits) is a commit this mirror holds.
   bool has_commit(const std::string& commit) const;
+  /// Whether the commit `tip` is `commit` or descends from it (both 40 hex digits): whether a
+  /// branch at `tip` reached `commit`.
+  bool reaches(const std::string& tip, const std::string& commit) const;
   /// The bytes of the regular file at `path` (normalized, relative) in the tree of `commit`
   /// (40 hex digits);
   /// nullopt with `error` for a missing path, a symbolic link or submodule on the way, a Git
@@ -154,6 +158,10 @@ class Mirror {
 
  private:
   explicit Mirror(git_repository* repo) : repo_(repo) {}
+  /// The commit whose id is or starts with `hex` (7 to 40 lowercase hex digits), or nullopt.
+  std::optional<std::string> commit_named(const std::string& hex) const;
+  /// The size of the object `id` as its header records it, without inflating it.
+  std::size_t object_size(const git_oid* id) const;
   git_repository* repo_;
 };
 

@@ -63,10 +63,9 @@ std::vector<int> recorded_sessions(const Repository& repo, const EnvPlan& env,
   if (!env.applied_commit) return sids;
   std::istringstream words(
       trailer(repo.commit_message(*env.applied_commit), kLocalSessionsTrailer));
-  for (int sid; words >> sid;) {
-    if (std::find(sids.begin(), sids.end(), sid) == sids.end() &&
-        !target::local::session_processes(sid).empty())
-      sids.push_back(sid);
+  for (std::string record; words >> record;) {
+    std::optional<int> sid = target::local::recorded_session(record);
+    if (sid && std::find(sids.begin(), sids.end(), *sid) == sids.end()) sids.push_back(*sid);
   }
   return sids;
 }
@@ -146,11 +145,12 @@ int start_env(const ApplyContext& context, const EnvPlan& env, const std::string
               const Command& command, std::ostream& out, Diagnostics& diagnostics) {
   std::string error;
   std::optional<std::string> token = target::local::write_token(dir, error);
-  std::string sessions;
+  std::string sessions, records;
   for (int rank = 0; token && rank < node_count(env); ++rank) {
     std::optional<int> sid = target::local::start_node(dir, command(rank), rank, *token, error);
     if (!sid) break;
     sessions += (sessions.empty() ? "" : " ") + std::to_string(*sid);
+    records += (records.empty() ? "" : " ") + target::local::session_record(*sid);
   }
   if (!error.empty()) {
     diagnostics.report(Code::E0706, {}, env.unit + ": cannot start its nodes: " + error);
@@ -160,7 +160,7 @@ int start_env(const ApplyContext& context, const EnvPlan& env, const std::string
       << (node_count(env) == 1 ? "" : "s") << " (sessions " << sessions << "), logs in " << env.dir
       << "/run/\n";
   if (!record_applied(context.repo, env, false, *context.head.commit, *context.head_tree,
-                      diagnostics, std::string(kLocalSessionsTrailer) + sessions + "\n"))
+                      diagnostics, std::string(kLocalSessionsTrailer) + records + "\n"))
     return 1;
   return context.request.steps.wait ? wait_for_nodes(context.request, env, dir, out, diagnostics)
                                     : 0;
@@ -298,6 +298,7 @@ bool destroy_env(Repository& repo, const EnvPlan& env, const std::string& dir, b
   if (dry_run) return true;
   for (int rank = 0; rank < node_count(env); ++rank) {
     std::remove(target::local::rank_file(dir, rank, "pid").c_str());
+    std::remove(target::local::rank_file(dir, rank, "start").c_str());
     std::remove(target::local::rank_file(dir, rank, "exit").c_str());
   }
   std::remove((dir + "/" + target::local::kRunDir + "/token").c_str());

@@ -1,6 +1,7 @@
 #include "targets/local/local_container.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "compiler/apply/runner.h"
@@ -93,7 +94,13 @@ std::string recorded_runtime(const std::string& env_dir) {
   std::ifstream in(runtime_file(env_dir));
   std::string runtime;
   std::getline(in, runtime);
-  return runtime;
+  // run/ is git-ignored, yet a pulled commit can add a file there: shell and destroy ran any
+  // program `run/runtime` named (issue 32). Only what apply itself would run is taken: the
+  // podman or docker found on PATH.
+  std::string name = std::filesystem::path(runtime).filename().string();
+  if (name != "podman" && name != "docker") return "";
+  std::optional<std::string> found = find_runtime(name);
+  return found && *found == runtime ? runtime : "";
 }
 
 bool record_runtime(const std::string& env_dir, const std::string& runtime) {

@@ -42,7 +42,8 @@ std::vector<std::string> remove_command(const std::string& runtime,
 std::vector<std::string> exec_command(const std::string& runtime, const std::string& name,
                                       const std::string& env_dir, bool tty);
 
-/// The runtime recorded in `<env_dir>/run/runtime` by the last start, or "" (on the host).
+/// The runtime recorded in `<env_dir>/run/runtime` by the last start when it is the podman or
+/// docker on PATH, as apply finds it; else "" (on the host, or a record apply did not write).
 std::string recorded_runtime(const std::string& env_dir);
 
 /// Records `runtime` in `<env_dir>/run/runtime`; "" removes the record. False on failure.

@@ -132,15 +132,11 @@ int LocalDay2Driver::shell(AppliedEnv env, const ShellRequest& request,
                        "see `mlenvc status " + env.unit + "`");
     return 1;
   }
-  // The command's own environment (RANK, WORLD_SIZE, MASTER_ADDR, NCCL_*), in the env
-  // directory where it runs.
-  std::optional<std::string> env_tool = find_on_path("env");
-  if (!env_tool) env_tool = "/usr/bin/env";
-  std::vector<std::string> argv = {*env_tool, "-i", "-C", env.dir};
-  argv.insert(argv.end(), vars->begin(), vars->end());
+  // The command's own environment (RANK, WORLD_SIZE, MASTER_ADDR, NCCL_*, the job token), in
+  // the env directory where it runs: given to execve, not as `env NAME=value` arguments, which
+  // any user of the machine reads in /proc/PID/cmdline (issue 32).
   const char* shell = std::getenv("SHELL");
-  argv.push_back(shell && *shell ? shell : "/bin/sh");
-  return run_attached(argv);
+  return run_attached({shell && *shell == '/' ? shell : "/bin/sh"}, &*vars, env.dir);
 }
 
 int LocalDay2Driver::sync(AppliedEnv env, const SyncRequest&, std::ostream&,

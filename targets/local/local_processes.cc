@@ -48,20 +48,30 @@ std::optional<int> read_int(const std::string& path) {
   }
 }
 
-// The session of process `pid` (proc(5): field 6 of /proc/PID/stat, after the `(comm)` that
-// may hold spaces); nullopt once it is gone. A zombie still counts: its parent has not reaped
-// it, but it runs nothing, so it is left out.
-std::optional<int> session_of(int pid) {
+// The fields of /proc/PID/stat after the `(comm)` that may hold spaces, from field 3 (state);
+// nullopt once the process is gone.
+std::optional<std::vector<std::string>> stat_fields(int pid) {
   std::optional<std::string> stat = read_whole("/proc/" + std::to_string(pid) + "/stat");
   if (!stat) return std::nullopt;
   std::size_t close = stat->rfind(')');
   if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(stat->substr(close + 1));
-  char state = 0;
-  int ppid = 0, pgrp = 0, session = 0;
-  fields >> state >> ppid >> pgrp >> session;
-  if (!fields || state == 'Z' || state == 'X') return std::nullopt;
-  return session;
+  std::istringstream words(stat->substr(close + 1));
+  std::vector<std::string> fields;
+  for (std::string word; words >> word;) fields.push_back(word);
+  return fields;
+}
+
+// The session of process `pid` (proc(5): field 6); nullopt once it is gone. A zombie still
+// counts: its parent has not reaped it, but it runs nothing, so it is left out.
+std::optional<int> session_of(int pid) {
+  std::optional<std::vector<std::string>> fields = stat_fields(pid);
+  if (!fields || fields->size() < 4 || (*fields)[0] == "Z" || (*fields)[0] == "X")
+    return std::nullopt;
+  try {
+    return std::stoi((*fields)[3]);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 // The environment for rank's process: ours, with its rank and the job token set.
@@ -87,6 +97,43 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 }
 
 }  // namespace
+
+std::optional<unsigned long long> start_time(int pid) {
+  // proc(5): field 22, starttime; fields[0] is field 3.
+  std::optional<std::vector<std::string>> fields = stat_fields(pid);
+  if (!fields || fields->size() < 20) return std::nullopt;
+  try {
+    return std::stoull((*fields)[19]);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool is_session(int sid, std::optional<unsigned long long> start) {
+  if (!start) return true;  // recorded before start times were: the id alone
+  // While the leader lives, its start time tells it from a process that reused its id. Once
+  // it ended, the id is not reused while a process of the session keeps it as its session id
+  // (Linux frees a pid only when no task uses it as pid, group or session: kernel/pid.c).
+  std::optional<unsigned long long> now = start_time(sid);
+  return !now || *now == *start;
+}
+
+std::string session_record(int sid) {
+  std::optional<unsigned long long> start = start_time(sid);
+  return std::to_string(sid) + (start ? ":" + std::to_string(*start) : "");
+}
+
+std::optional<int> recorded_session(const std::string& record) {
+  std::size_t colon = record.find(':');
+  try {
+    int sid = std::stoi(record.substr(0, colon));
+    std::optional<unsigned long long> start;
+    if (colon != std::string::npos) start = std::stoull(record.substr(colon + 1));
+    if (sid > 0 && is_session(sid, start) && !session_processes(sid).empty()) return sid;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
 
 std::string rank_file(const std::string& env_dir, int rank, const char* suffix) {
   return run_dir(env_dir) + "/rank-" + std::to_string(rank) + "." + suffix;
@@ -147,6 +194,10 @@ std::optional<int> start_node(const std::string& env_dir, const std::vector<std:
     ::execve(argv_p[0], argv_p.data(), env_p.data());
     ::_exit(127);
   }
+  // With its start time: a pid reused after the node ended is another process (issue 32:
+  // status said "running" and destroy ended an unrelated session).
+  if (std::optional<unsigned long long> start = start_time(pid))
+    std::ofstream(rank_file(env_dir, rank, "start")) << *start << '\n';
   std::ofstream(rank_file(env_dir, rank, "pid")) << pid << '\n';
   return pid;
 }
@@ -155,7 +206,11 @@ NodeState node_state(const std::string& env_dir, int rank) {
   NodeState state;
   state.pid = read_int(rank_file(env_dir, rank, "pid")).value_or(0);
   state.exit_code = read_int(rank_file(env_dir, rank, "exit"));
-  state.running = state.pid > 0 && !session_processes(state.pid).empty();
+  std::optional<std::string> start = read_whole(rank_file(env_dir, rank, "start"));
+  std::string record = std::to_string(state.pid);
+  if (start && !start->empty() && (*start)[0] != '\n')
+    record += ":" + start->substr(0, start->find('\n'));
+  state.running = state.pid > 0 && recorded_session(record).has_value();
   return state;
 }
 

@@ -9,7 +9,7 @@
 
 namespace mlenv::target::local {
 
-/// `<env_dir>/run/rank-<rank>.<suffix>`: `pid`, `exit` or `log`.
+/// `<env_dir>/run/rank-<rank>.<suffix>`: `pid`, `start` (the pid's start time), `exit` or `log`.
 std::string rank_file(const std::string& env_dir, int rank, const char* suffix);
 
 /// Writes a new random job token into `<env_dir>/run/token` (mode 0600) and returns it;
@@ -19,9 +19,25 @@ std::optional<std::string> write_token(const std::string& env_dir, std::string& 
 /// Starts rank `rank` of the env in `env_dir` in a session of its own: `command` (mlenv-boot
 /// `--config boot.json`, or the container runtime's `run` of it) in the env directory, its rank
 /// and `token` in its environment (MLENV_NODE_RANK, MLENV_JOB_TOKEN), output to its log;
-/// writes the pid file. Returns the pid (the session id), or nullopt with `error`.
+/// writes the pid file and the start file. Returns the pid (the session id), or nullopt with
+/// `error`.
 std::optional<int> start_node(const std::string& env_dir, const std::vector<std::string>& command,
                               int rank, const std::string& token, std::string& error);
+
+/// The start time of process `pid` (proc(5) field 22, clock ticks after boot), nullopt once
+/// it is gone: with the pid, what tells a node from a process that reused its id.
+std::optional<unsigned long long> start_time(int pid);
+
+/// Whether session `sid` is the one whose leader started at `start` (nullopt: recorded without
+/// a start time, the id alone): its leader, while alive, started then.
+bool is_session(int sid, std::optional<unsigned long long> start);
+
+/// `SID:START`, how a pid file and apply's record name a node's session.
+std::string session_record(int sid);
+
+/// The session a record (`SID:START`, or a bare `SID`) names, when it is that session and a
+/// process of it runs; nullopt otherwise.
+std::optional<int> recorded_session(const std::string& record);
 
 /// What a rank is doing now, from its files and /proc.
 struct NodeState {

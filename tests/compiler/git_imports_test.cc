@@ -37,6 +37,8 @@ TEST_CASE("git sources: Terraform's syntax, file after //, ref required") {
   CHECK(scp->url == "git@example.org:platform/p.git");
   CHECK(scp->ref == "release/2026");
   CHECK(parse("git::/srv/p.git//x?ref=v1")->url == "/srv/p.git");
+  // A user name for ssh is no secret: ssh-agent authenticates it.
+  CHECK(parse("git::ssh://git@example.org/p.git//x?ref=v1"));
 }
 
 TEST_CASE("git sources: malformed ones are refused") {
@@ -52,6 +54,10 @@ TEST_CASE("git sources: malformed ones are refused") {
            "git::file:///srv/p.git//x?ref=-x",
            "git::file:///srv/p.git//x?ref=",
            "git::file:///srv/p git//x?ref=v1",
+           // Credentials are never kept in a URL (issue 32): a password, an http(s) token.
+           "git::https://user:s3cret@example.org/p.git//x?ref=v1",
+           "git::https://ghp_s3cret@example.org/p.git//x?ref=v1",
+           "git::ssh://git:s3cret@example.org/p.git//x?ref=v1",
        }) {
     INFO(bad);
     CHECK_FALSE(parse(bad));
@@ -80,6 +86,31 @@ TEST_CASE("mlenv.lock: written and read back, malformed locks refused") {
   std::string escaping = text;
   escaping.replace(escaping.find("common/a.mlenv"), 14, "../a.mlenv");
   CHECK_FALSE(check::parse_lock_file(escaping, error));
+}
+
+// Issue 32: read as YAML, a 0.5 MB lock of nested aliases cost 1.9 GiB and 67 s on every
+// command and every keystroke in the language server. A lock is JSON of one shape.
+TEST_CASE("mlenv.lock: read as JSON, never YAML: aliases are refused, not expanded") {
+  std::string error;
+  const std::string aliased =
+      "format_version: 1\n"
+      "sources:\n"
+      "  - {url: &u file:///srv/p.git, ref: v1, commit: " +
+      std::string(40, 'a') + ", sha256: " + std::string(64, 'b') +
+      ", files: [&f a.mlenv, *f, *f]}\n";
+  CHECK_FALSE(check::parse_lock_file(aliased, error));
+  CHECK(error.find("not JSON") != std::string::npos);
+}
+
+TEST_CASE("mlenv.lock: one larger than the limit is refused before it is parsed") {
+  check::LockFile lock;
+  std::string text = check::write_lock_file(lock);
+  text.insert(1, check::kMaxLockFileBytes, ' ');
+  std::string error;
+  CHECK_FALSE(check::parse_lock_file(text, error));
+  CHECK(error.find("larger than the limit") != std::string::npos);
+  text.erase(1, text.size() - check::kMaxLockFileBytes);  // exactly the limit: read
+  CHECK(check::parse_lock_file(text, error));
 }
 
 TEST_CASE("files_sha256 frames each file: moving bytes between files changes it") {

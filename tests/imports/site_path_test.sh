@@ -1,7 +1,7 @@
 #!/bin/sh
 # MLENV_PATH: a site library searched for imports with no `./`, `../` or `std/` that are not
 # found beside the importing file; folders in order; a file beside the importer and the
-# embedded stdlib are never shadowed.
+# embedded stdlib are never shadowed; a folder other users can write to is warned about.
 # usage: site_path_test.sh MLENVC
 set -eu
 mlenvc=$1
@@ -62,4 +62,12 @@ if MLENV_PATH="$tmp/second" "$mlenvc" check dotted.mlenv 2> dotted.err; then
   fail "./ was searched in the site library"
 fi
 grep -q 'error\[E0201\]' dotted.err || fail "no E0201 for ./"
+# A folder other users can write to is used with a warning, as ssh judges one (issue 32).
+MLENV_PATH="$tmp/first" "$mlenvc" check team.mlenv 2> private.err || true
+! grep -q 'warning' private.err || { cat private.err; fail "a warning for a private folder"; }
+chmod 0777 "$tmp/first"
+MLENV_PATH="$tmp/first" "$mlenvc" check team.mlenv 2> shared.err || true
+grep -q "warning: MLENV_PATH folder \`$tmp/first\`.*can be changed by other users" shared.err ||
+  { cat shared.err; fail "no warning for a world-writable MLENV_PATH folder"; }
+chmod 0755 "$tmp/first"
 echo "site path: ok"

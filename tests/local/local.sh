@@ -5,7 +5,8 @@
 # each rank's command saw RANK, WORLD_SIZE and MASTER_ADDR 127.0.0.1. `sleeper` runs: status
 # shows both running, shell --rank 1 has the command's environment, an unchanged apply keeps
 # it, a changed one restarts it, destroy ends every process of its nodes and keeps none. A
-# field that does not apply on local is E0418, a port two local envs share E0423.
+# reused pid, an `env` on PATH and a planted run/runtime are not trusted (issue 32). A field
+# that does not apply on local is E0418, a port two local envs share E0423.
 # Usage: local.sh MLENVC MLENV_BOOT PROGRAM_TEMPLATE
 set -euo pipefail
 mlenvc=$1 boot=$2 template=$3
@@ -68,12 +69,18 @@ grep -q '^\[1\] saw RANK=1' logs1.out || fail "logs --rank 1 lacks rank 1"
 timeout 20 "$mlenvc" logs ranks -f >logsf.out 2>&1 || fail "logs -f did not end"
 cmp -s <(sort logs.out) <(sort logsf.out) || { diff logs.out logsf.out; fail "logs -f differs"; }
 
-# sleeper: running; a shell has rank 1's environment; destroy leaves no process.
+# sleeper: running; a shell has rank 1's environment; destroy leaves no process. The
+# environment (the job token with it) never rides on an argument that /proc/PID/cmdline shows
+# every user (issue 32): an `env` first on PATH would have seen it.
+mkdir -p bin
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"%s/env-args"\nexec /usr/bin/env "$@"\n' "$work" >bin/env
+chmod +x bin/env
 for _ in $(seq 1 100); do
-  "$mlenvc" shell sleeper --rank 1 <<<'echo "shell RANK=$RANK"' >shell.out 2>&1 && break
+  PATH="$work/bin:$PATH" "$mlenvc" shell sleeper --rank 1 <<<'echo "shell RANK=$RANK"' >shell.out 2>&1 && break
   sleep 0.3
 done
 grep -qx 'shell RANK=1' shell.out || { cat shell.out; fail "the shell lacks rank 1's environment"; }
+! grep -q MLENV_JOB_TOKEN env-args 2>/dev/null || fail "shell passed the job token as an argument"
 "$mlenvc" status sleeper >status.out 2>&1
 [ "$(grep -c running status.out)" = 2 ] || { cat status.out; fail "sleeper is not running"; }
 
@@ -99,7 +106,13 @@ for _ in $(seq 1 50); do
 done
 [ "$(grep -c running status.out)" = 2 ] || { cat status.out; fail "new sleeper is not running"; }
 sids=$(cat plans/laptop/sleeper/run/rank-*.pid)
+# run/ is git-ignored, yet a pulled commit can add run/runtime: shell and destroy run only the
+# podman or docker apply would, never what the file names (issue 32).
+printf '#!/bin/sh\ntouch "%s/pwned"\n' "$work" >evil && chmod +x evil
+echo "$work/evil" >plans/laptop/sleeper/run/runtime
+"$mlenvc" shell sleeper --rank 0 <<<'true' >shell.out 2>&1 || true
 "$mlenvc" destroy sleeper >destroy.out 2>&1 || { cat destroy.out; fail "destroy failed"; }
+[ ! -e pwned ] || fail "shell or destroy ran the program run/runtime names"
 # A zombie has ended; only its parent can reap it, which for these is init (where init reaps
 # nothing, as in some containers, they stay listed with state Z).
 for sid in $sids; do
@@ -107,6 +120,20 @@ for sid in $sids; do
   [ -z "$left" ] || { ps -f -s "$sid"; fail "session $sid has processes after destroy"; }
 done
 [ ! -e plans/laptop/sleeper/run/rank-0.pid ] || fail "destroy kept the pid files"
+
+# A pid reused after a node ended is another process (issue 32): status does not call it
+# running and destroy leaves it alone. The pid file names a live session whose start time is
+# not the recorded one.
+setsid sleep 600 &
+reused=$!
+sessions+=("$reused")
+echo "$reused" >plans/laptop/ranks/run/rank-0.pid
+echo 1 >plans/laptop/ranks/run/rank-0.start
+"$mlenvc" status ranks >status.out 2>&1 || true
+! grep -q running status.out || { cat status.out; fail "a reused pid is called running"; }
+"$mlenvc" destroy ranks >destroy.out 2>&1 || { cat destroy.out; fail "destroy ranks failed"; }
+kill -0 "$reused" 2>/dev/null || fail "destroy ended a process that reused a node's pid"
+kill "$reused"
 
 # A field another platform has: E0418.
 sed 's/api      = "localhost"/api = "localhost"\n  partition = "gpu"/' lab.mlenv >bad.mlenv

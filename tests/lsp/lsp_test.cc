@@ -6,9 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -202,6 +205,38 @@ TEST_CASE("framing: a message read back is the message written", "[lsp]") {
   CHECK_FALSE(read_message(broken));
   std::istringstream truncated("Content-Length: 10\r\n\r\n{}");
   CHECK_FALSE(read_message(truncated));
+}
+
+/// An input of `size` bytes of 'a' with no newline, counting what the reader took of it.
+class EndlessLine : public std::streambuf {
+ public:
+  explicit EndlessLine(std::size_t size) : left_(size) {}
+  std::size_t taken() const { return taken_; }
+
+ protected:
+  int_type underflow() override {
+    if (left_ == 0) return traits_type::eof();
+    std::size_t n = std::min(left_, sizeof(chunk_));
+    std::fill(chunk_, chunk_ + n, 'a');
+    left_ -= n;
+    taken_ += n;
+    setg(chunk_, chunk_, chunk_ + n);
+    return traits_type::to_int_type(chunk_[0]);
+  }
+
+ private:
+  char chunk_[4096];
+  std::size_t left_;
+  std::size_t taken_ = 0;
+};
+
+// Issue 32: std::getline buffered a header line without a newline whole (256 MiB in, 519 MiB
+// resident). The reader gives up past kMaxHeaderLineBytes and reads no further.
+TEST_CASE("framing: a header line without an end is not buffered", "[lsp]") {
+  EndlessLine line(64u << 20);
+  std::istream in(&line);
+  CHECK_FALSE(read_message(in));
+  CHECK(line.taken() <= kMaxHeaderLineBytes + 4096);
 }
 
 TEST_CASE("positions count UTF-16 code units, as the protocol does", "[lsp]") {
@@ -417,6 +452,46 @@ TEST_CASE("go to definition: across imports and extends, into the read-only stdl
   // The stdlib copy, opened in the editor, is itself a program that checks clean.
   client.open(stdlib, read_text(stdlib));
   CHECK(client.codes(stdlib).empty());
+}
+
+// Issue 32: with HOME unset the copy went to the shared `/tmp/.cache`, where another user's
+// link got a 0600 file overwritten and made world-readable.
+TEST_CASE("the stdlib copy: never a shared fixed folder, never written through a link", "[lsp]") {
+  std::map<std::string, std::optional<std::string>> saved;
+  for (const char* name : {"HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"}) {
+    const char* value = std::getenv(name);
+    saved[name] = value ? std::optional<std::string>(value) : std::nullopt;
+    ::unsetenv(name);
+  }
+  std::string cache = default_stdlib_cache();
+  for (const auto& [name, value] : saved) {
+    if (value) ::setenv(name.c_str(), value->c_str(), 1);
+  }
+  CHECK(cache.find("/tmp/.cache") == std::string::npos);
+  struct stat st {};
+  std::string folder = std::filesystem::path(cache).parent_path().string();
+  REQUIRE(::lstat(folder.c_str(), &st) == 0);
+  CHECK(S_ISDIR(st.st_mode));
+  CHECK(st.st_uid == ::geteuid());
+  CHECK((st.st_mode & 0077) == 0);  // mkdtemp's 0700
+  std::filesystem::remove_all(folder);
+
+  // A link planted where the stdlib copy goes is replaced, not written through.
+  TempDir dir;
+  std::string victim = dir.file("victim", "private\n");
+  ::chmod(victim.c_str(), 0600);
+  std::filesystem::create_directories(dir.path() + "/cache/std/profiles");
+  std::string copy = dir.path() + "/cache/std/profiles/h100.mlenv";
+  std::filesystem::create_symlink(victim, copy);
+  Client client(dir.path() + "/cache");
+  std::string path = dir.file("site.mlenv", kProgram);
+  client.open(path, kProgram);
+  client.request("textDocument/definition", Client::at(path, 4, 28));
+  CHECK(read_text(victim) == "private\n");
+  REQUIRE(::stat(victim.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  REQUIRE(::lstat(copy.c_str(), &st) == 0);
+  CHECK(S_ISREG(st.st_mode));
 }
 
 TEST_CASE("completion: fields, enum members, declared names, stdlib paths", "[lsp]") {

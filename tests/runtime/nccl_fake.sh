@@ -23,9 +23,10 @@ config() {  # config FILE TIMEOUT_S DIAGNOSE
  "nccl_check": {"min_busbw_gbps": 0, "max_bytes": 65536, "timeout_s": $2, "diagnose": $3}}
 JSON
 }
+# Each `timeout` below only ends a hang (exit 124); the scenarios' own deadlines are in boot.json.
 run() {  # run NAME: mlenv-boot --nccl-check with $dir/NAME.json; its exit status in $status
   status=0
-  timeout 60 "$boot" --config "$dir/$1.json" --node-rank 0 --nccl-check \
+  timeout 300 "$boot" --config "$dir/$1.json" --node-rank 0 --nccl-check \
     --results "$dir/$1.results.json" > "$dir/$1.out" 2> "$dir/$1.err" || status=$?
 }
 field() {  # field NAME PYTHON-EXPRESSION-OF-doc
@@ -95,7 +96,7 @@ JSON
     fi
     MLENV_FAKE_GPUS=$gpus MLENV_FAKE_NCCL_CALL_US=$call_us MLENV_FAKE_NCCL_BAD_HCA=$bad_hca \
       MLENV_FAKE_NCCL_DIE_AT_SPLIT=$die_split MLENV_FAKE_NCCL_DIE_AT_REDUCE=$die_reduce \
-      timeout 90 "$boot" ${roots:-} \
+      timeout 300 "$boot" ${roots:-} \
       --config "$dir/$name.json" --node-rank "$node" --nccl-check \
       --results "$dir/$name.results.json" > "$dir/$name.$node.out" 2> "$dir/$name.$node.err" &
     pids="$pids $!"
@@ -155,27 +156,27 @@ got=$(field rail 'doc["status"], [(s["node"], s["partner"], s["rail"]) for s in 
 [ "$got" = "failed [(1, None, 'mlx5_1')]" ] ||
   { echo "rail: $got"; cat "$dir/rail.results.json"; exit 1; }
 # Node 3 of four dies when the second pair round splits: its partner's split never completes,
-# the step's deadline (3 s) ends it with the communicators aborted, and rank 0 names node 3 as
-# lost in the pairs step. No one hangs: the others exit 1, node 3 137.
-dying=3 dying_split=2 step_timeout=3  # splits 0 and 1: the node step and pair round 1
-start=$(date +%s)
+# the step's deadline (12 s) ends it with the communicators aborted, and rank 0 names node 3 as
+# lost in the pairs step. No one hangs: the others exit 1, node 3 137 (`timeout` would make it
+# 124). The deadline is the behaviour under test, not a measure of the machine: it is far above
+# what a healthy step takes even on two busy cores (a 3 s one failed the healthy node step
+# there, issue 32), and no wall-clock bound is put on the scenario.
+dying=3 dying_split=2 step_timeout=12  # splits 0 and 1: the node step and pair round 1
 multi dies 4 1 64
 dying= dying_split= step_timeout=
 [ "$codes" = " 1 1 1 137" ] || { echo "dies exited$codes"; cat "$dir/dies".*.err; exit 1; }
-[ $(($(date +%s) - start)) -lt 40 ] || { echo "dies took $(($(date +%s) - start)) s"; exit 1; }
 got=$(field dies 'doc["status"], [(s["node"], s["reason"]) for s in doc["suspects"]]')
 case "$got" in
   "failed [(3, 'lost during the pair"*) ;;
   *) echo "dies: $got"; cat "$dir/dies.results.json"; exit 1 ;;
 esac
 # Node 1 of three dies at its sixth all-reduce, in the sweep: the others' all-reduces never
-# complete, the sweep's deadline (5 s) ends them, and rank 0 names node 1 as lost in the sweep.
-dying=1 dying_reduce=5 sweep_timeout=5
-start=$(date +%s)
+# complete, the sweep's deadline (15 s, as roomy as the step's above) ends them, and rank 0
+# names node 1 as lost in the sweep.
+dying=1 dying_reduce=5 sweep_timeout=15
 multi sweepdies 3 1 64
 dying= dying_reduce= sweep_timeout=
 [ "$codes" = " 1 137 1" ] || { echo "sweepdies exited$codes"; cat "$dir/sweepdies".*.err; exit 1; }
-[ $(($(date +%s) - start)) -lt 40 ] || { echo "sweepdies took too long"; exit 1; }
 got=$(field sweepdies 'doc["status"], [(s["node"], s["reason"]) for s in doc["suspects"]]')
 case "$got" in
   "failed [(1, 'lost during the sweep"*) ;;
