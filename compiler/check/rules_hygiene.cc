@@ -13,6 +13,7 @@
 
 #include "compiler/base/pattern.h"
 #include "compiler/base/quantity.h"
+#include "compiler/check/gpu_products.h"
 
 namespace mlenv::check {
 namespace {
@@ -543,10 +544,37 @@ void check_final_network(const Value& env, const Value* cluster, Diagnostics& di
   d.notes.push_back({"made final here", locked});
 }
 
+// A product no known GPU has is most often a near miss of one (`NVIDIA-H100-80GB` for
+// `NVIDIA-H100-80GB-HBM3`): the node selector matches no node, and the pods stay Pending. A
+// warning, since a GPU newer than mlenvc's table is labelled correctly.
+void check_known_gpu(const Value& product, Diagnostics& diagnostics) {
+  if (find_gpu_product(product.text)) return;
+  std::vector<std::string> near = near_gpu_products(product.text);
+  std::string hint = near.empty() ? "the node label's exact value (`kubectl get nodes "
+                                    "-L nvidia.com/gpu.product`)"
+                                  : "did you mean ";
+  for (std::size_t i = 0; i < near.size(); ++i) {
+    hint += (i == 0 ? "`" : i + 1 == near.size() ? "` or `" : "`, `") + near[i];
+  }
+  if (!near.empty()) hint += "`?";
+  Diagnostic& d = diagnostics.report(
+      Code::W0407, product.range, "no GPU mlenvc knows is labelled `" + excerpt(product.text) + "`",
+      std::move(hint));
+  d.notes.push_back(
+      {"pods select nodes by this label: where no node has it, they stay Pending", {}});
+}
+
 // `gpus.product` is the value of the `nvidia.com/gpu.product` node label the pods select.
 void check_gpu_product(const Value* cluster, Diagnostics& diagnostics) {
   const Value* product = child(child(cluster, "gpus"), "product");
-  if (!product || is_label_value(product->text)) return;
+  if (!product) return;
+  if (is_label_value(product->text)) {
+    const Value* resource = child(child(cluster, "gpus"), "resource");
+    if (!resource || resource->text.starts_with("nvidia.com/")) {
+      check_known_gpu(*product, diagnostics);
+    }
+    return;
+  }
   diagnostics.report(
       Code::E0318, product->range,
       "`gpus.product` `" + excerpt(product->text) + "` is not a Kubernetes label value",
