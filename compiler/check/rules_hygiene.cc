@@ -344,6 +344,45 @@ void check_ipam(const Value* ipam, Diagnostics& diagnostics) {
   }
 }
 
+// The first or the last address of `network` (its host bits all 0 or all 1), as a network of
+// one address.
+Network edge(const Network& network, bool last) {
+  Network out{network.address, network.address.v6 ? 128u : 32u};
+  for (unsigned bit = network.prefix; bit < out.prefix; ++bit) {
+    unsigned char mask = static_cast<unsigned char>(0x80u >> (bit % 8));
+    auto& byte = out.address.bytes[bit / 8];
+    byte = static_cast<unsigned char>(last ? byte | mask : byte & ~mask);
+  }
+  return out;
+}
+
+// 2^(host bits), saturated: past 2^40 addresses no env runs short.
+std::uint64_t size_of(const Network& network) {
+  unsigned host_bits = (network.address.v6 ? 128u : 32u) - network.prefix;
+  return std::uint64_t{1} << std::min(host_bits, 40u);
+}
+
+// The excluded networks inside `range`, each once (CIDR ranges nest or are disjoint: one inside
+// another adds nothing).
+std::vector<Network> outermost_exclusions(const Network& range, const Value* exclude) {
+  std::vector<Network> excluded;
+  std::string why;
+  for (const ValuePtr& item : exclude ? exclude->items : ValueList{}) {
+    std::optional<Network> n = parse_cidr(item->text, true, why);
+    if (n && contains(range, *n)) excluded.push_back(*n);
+  }
+  std::vector<Network> outermost;
+  for (std::size_t i = 0; i < excluded.size(); ++i) {
+    bool inner = false;
+    for (std::size_t j = 0; j < excluded.size() && !inner; ++j) {
+      bool same = contains(excluded[j], excluded[i]) && contains(excluded[i], excluded[j]);
+      inner = j != i && contains(excluded[j], excluded[i]) && (!same || j < i);
+    }
+    if (!inner) outermost.push_back(excluded[i]);
+  }
+  return outermost;
+}
+
 bool overlap(const Network& a, const Network& b) {
   return contains(a, b) || contains(b, a);
 }
@@ -595,6 +634,26 @@ void check_slurm_folders(const Value* cluster, Diagnostics& diagnostics) {
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> whereabouts_addresses(const Value* ipam) {
+  const Value* range = child(ipam, "range");
+  std::string why;
+  std::optional<Network> network = range ? parse_cidr(range->text, false, why) : std::nullopt;
+  if (!network) return std::nullopt;
+  // whereabouts' iphelpers.GetIPRange: the first and last usable addresses exclude the network
+  // and broadcast ones, and a range of fewer than two host bits has none.
+  unsigned host_bits = (network->address.v6 ? 128u : 32u) - network->prefix;
+  if (host_bits <= 1) return 0;
+  const Network first = edge(*network, false), last = edge(*network, true);
+  std::uint64_t usable = size_of(*network) - 2;
+  for (const Network& excluded : outermost_exclusions(*network, child(ipam, "exclude"))) {
+    std::uint64_t taken = size_of(excluded);
+    if (contains(excluded, first)) --taken;
+    if (contains(excluded, last)) --taken;
+    usable -= std::min(usable, taken);
+  }
+  return usable;
+}
 
 bool is_extended_resource_name(std::string_view name) {
   // k8s.io/kubernetes pkg/apis/core/helper/helpers.go, IsExtendedResourceName: not native
