@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <string>
 
 #include "compiler/base/pattern.h"
 #include "compiler/base/quantity.h"
@@ -73,12 +74,26 @@ const Pattern& apt_package() {
       R"([a-z0-9][a-z0-9+.-]*(:[a-z0-9-]+)?(=[A-Za-z0-9.+~:_-]+|/[A-Za-z0-9.+~_-]+)?)");
   return p;
 }
-// A pip requirement without spaces: a PEP 508 name (case-insensitive letters, digits and
-// `._-`, alphanumeric at both ends), optional extras, optional PEP 440 version clauses.
+// A pip requirement as PEP 508 writes it (packaging.python.org, "Dependency specifiers"): a
+// name (case-insensitive letters, digits and `._-`, alphanumeric at both ends), optional
+// extras, then PEP 440 version clauses (bare or in parentheses) or a direct reference
+// (`@ URL`), and an optional environment marker after `;` (after a space, following a URL).
+// Printable ASCII only: the Dockerfile single-quotes each requirement as one word of
+// `pip install` (platforms/common/dockerfile.cc), so spaces, quotes and `;` in it stay
+// pip's, and no byte can end the word or the instruction.
 const Pattern& pip_requirement() {
-  static const Pattern p = Pattern::literal(
-      R"([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?(\[[A-Za-z0-9._-]+(,[A-Za-z0-9._-]+)*\])?)"
-      R"(((===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+(,(===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+)*)?)");
+  static const std::string name = R"([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?)";
+  static const std::string ws = R"([ \t]*)";
+  static const std::string extras =
+      R"(\[)" + ws + "(" + name + "(" + ws + "," + ws + name + ")*)?" + ws + R"(\])";
+  static const std::string clause = R"((===|==|!=|~=|>=|<=|>|<))" + ws + R"([A-Za-z0-9.*+!_-]+)";
+  static const std::string clauses = clause + "(" + ws + "," + ws + clause + ")*";
+  static const std::string versions = "(" + clauses + R"(|\()" + ws + clauses + ws + R"(\))" + ")";
+  // A marker starts with a variable, a quoted string or `(`.
+  static const std::string marker = R"(;[ \t]*[A-Za-z_"'\(][ -~]*)";
+  static const Pattern p =
+      Pattern::literal(name + ws + "(" + extras + ")?" + ws + "((" + versions + ")?" + ws + "(" +
+                       marker + ")?|@" + ws + R"([!-~]+([ \t]+)" + marker + ")?)");
   return p;
 }
 // POSIX environment variable names as shells accept them (IEEE Std 1003.1, 8.1).
@@ -114,7 +129,8 @@ void check_image(const Value& image, CheckedValues& checked, Diagnostics& diagno
     for (const ValuePtr& item : pip->items) {
       if (first(item.get()) && !pip_requirement().matches(item->text)) {
         diagnostics.report(Code::E0314, item->range, "not a pip requirement mlenvc can write",
-                           "`name`, `name[extra]` or `name>=1.0,<2`, without spaces");
+                           "`name`, `name[extra]`, `name>=1.0,<2`, `name @ URL`, each with an "
+                           "optional `; marker`");
       }
     }
   }
