@@ -136,6 +136,7 @@ struct Cluster {
   Network network;
   Security security;
   std::string topology;  ///< the scheduler's required topology level (a node label), "" for none
+  bool require_queue = false;  ///< every env must name the scheduler's queue (Kubernetes)
   Slurm slurm;
   /// local: `podman`, `docker` or `host` for an env with an image; "" the first found on PATH.
   std::string runtime;
