@@ -549,6 +549,17 @@ DeclState* Checker::resolve_decl(Module& module, const ast::Ref& ref, std::size_
     ++silent_failures_;
     return nullptr;
   }
+  // `site.lab.gpu` for `import "site/lab"`: an import is qualified by its last segment only.
+  if (ref.path.size() >= 3 && module.imports.count(ref.path[1])) {
+    std::string rest;
+    for (std::size_t i = 1; i < ref.path.size(); ++i) rest += (i > 1 ? "." : "") + ref.path[i];
+    Diagnostic& d = diagnostics_.report(Code::E0205, module.at(ref), "unknown name `" + head + "`",
+                                        "did you mean `" + rest + "`?");
+    d.notes.push_back({"an import is qualified by the last segment of its path (`" + ref.path[1] +
+                           "`), or by its `as` name",
+                       {}});
+    return nullptr;
+  }
   std::vector<std::string> names;
   std::string hint;
   // Hints only for diagnostics that will be shown: gathering every name is linear in the
