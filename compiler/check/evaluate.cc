@@ -165,8 +165,16 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
     std::size_t consumed = 0;
     if (DeclState* parent = resolve_decl(module, *decl.extends, consumed, state.schema)) {
       if (consumed != decl.extends->path.size()) {
-        diagnostics_.report(Code::E0207, module.at(*decl.extends),
-                            "`extends` names a declaration, not a field");
+        Diagnostic& d = diagnostics_.report(Code::E0207, module.at(*decl.extends),
+                                            "`extends` names a declaration, not a field");
+        // `cluster h200 extends h200.node8`: the file's own `h200` hides the import's.
+        const std::string& head = decl.extends->path[0];
+        if (module.imports.count(head)) {
+          d.label = "`" + head + "` here is this file's " + parent->decl->kind.name +
+                    ", which hides the import `" + head + "`";
+          d.notes.push_back({"rename the " + parent->decl->kind.name + ", or import with `as`",
+                             module.at(parent->decl->name)});
+        }
       } else if (parent->schema != state.schema) {
         Diagnostic& d =
             diagnostics_.report(Code::E0207, module.at(*decl.extends),
