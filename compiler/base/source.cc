@@ -16,7 +16,11 @@ LineColumn SourceFile::position(std::uint32_t offset) const {
   offset = std::min<std::uint32_t>(offset, static_cast<std::uint32_t>(text_.size()));
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
   auto line = static_cast<std::uint32_t>(it - line_starts_.begin());
-  return {line, offset - line_starts_[line - 1] + 1};
+  std::uint32_t column = offset - line_starts_[line - 1] + 1;
+  // An editor shows the first character after a byte order mark at column 1.
+  auto mark = static_cast<std::uint32_t>(byte_order_mark_size(text_));
+  if (line == 1 && column > mark) column -= mark;
+  return {line, column};
 }
 
 std::string_view SourceFile::line(std::uint32_t line) const {

@@ -23,6 +23,15 @@ struct SourceRange {
   friend bool operator==(const SourceRange&, const SourceRange&) = default;
 };
 
+/// The UTF-8 byte order mark Windows editors write at the start of a file. A source may begin
+/// with it; the parser skips it and columns on line 1 do not count it.
+inline constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
+/// The length of the byte order mark `text` starts with: 3 or 0.
+inline std::size_t byte_order_mark_size(std::string_view text) {
+  return text.starts_with(kByteOrderMark) ? kByteOrderMark.size() : 0;
+}
+
 /// A 1-based line and column (column counted in bytes).
 struct LineColumn {
   std::uint32_t line = 1;

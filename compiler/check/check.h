@@ -65,4 +65,8 @@ std::vector<std::string> site_folders(const std::string& mlenv_path);
 /// path; empty when there is none. For `mlenvc explain cluster`.
 std::string describe_type(const std::string& name);
 
+/// Every file of the embedded stdlib with its declarations and the first sentence of each
+/// one's documentation. For `mlenvc explain std`.
+std::string describe_stdlib();
+
 }  // namespace mlenv::check

@@ -113,6 +113,8 @@ class Checker {
   ValuePtr copy_value(const Value& value, SourceRange at);
 
   // env.cc
+  /// Whether `range` lies in a file of the user's (not the stdlib, not a fetched git file).
+  bool is_users_file(SourceRange range) const;
   void complete(Value& value, const SchemaDef& schema, const DeclState& env,
                 const std::string& path);
   // rules.cc

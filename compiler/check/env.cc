@@ -32,18 +32,25 @@ void Checker::complete(Value& value, const SchemaDef& schema, const DeclState& e
           continue;
         }
         std::string in = value.decl.empty() ? "" : " of " + schema.name + " `" + value.decl + "`";
+        const SourceRange env_at = env.module->at(env.decl->name);
+        // A block written in the user's own file (a rail, `storage { }`) lacks the field where
+        // it was written; a declaration, or a stdlib or fetched block, where the env uses it.
+        const bool at_block =
+            value.decl.empty() && value.range.valid() && is_users_file(value.range);
         Diagnostic& d =
-            diagnostics_.report(Code::E0303, env.module->at(env.decl->name),
+            diagnostics_.report(Code::E0303, at_block ? value.range : env_at,
                                 "missing required field `" + path + field.name + "`" + in,
-                                "env `" + env.decl->name.name + "` needs it");
+                                at_block ? "this " + schema.name + " has no `" + field.name + "`"
+                                         : "env `" + env.decl->name.name + "` needs it");
         // A note is one line: the doc's line breaks are where the schema's comment wrapped.
         std::string doc = field.doc;
         std::replace(doc.begin(), doc.end(), '\n', ' ');
         if (!doc.empty()) d.notes.push_back({"`" + field.name + "`: " + doc, {}});
-        if (value.decl_range.valid() && value.decl_range != env.module->at(env.decl->name)) {
+        if (value.decl_range.valid() && value.decl_range != env_at) {
           d.notes.push_back(
               {"set it in `" + value.decl + "` or where the env extends it", value.decl_range});
         }
+        if (at_block) d.notes.push_back({"env `" + env.decl->name.name + "` uses it", env_at});
         continue;
       }
     }
@@ -59,6 +66,11 @@ void Checker::complete(Value& value, const SchemaDef& schema, const DeclState& e
       }
     }
   }
+}
+
+bool Checker::is_users_file(SourceRange range) const {
+  const SourceFile& file = sources_.file(range.file);
+  return file.origin().empty() && !file.path().starts_with("std/");
 }
 
 }  // namespace mlenv::check

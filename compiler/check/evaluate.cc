@@ -136,8 +136,16 @@ ValuePtr Checker::eval_decl(DeclState& state, bool via_extends, SourceRange from
     std::size_t consumed = 0;
     if (DeclState* parent = resolve_decl(module, *decl.extends, consumed, state.schema)) {
       if (consumed != decl.extends->path.size()) {
-        diagnostics_.report(Code::E0207, module.at(*decl.extends),
-                            "`extends` names a declaration, not a field");
+        Diagnostic& d = diagnostics_.report(Code::E0207, module.at(*decl.extends),
+                                            "`extends` names a declaration, not a field");
+        // `cluster h200 extends h200.node8`: the file's own `h200` hides the import's.
+        const std::string& head = decl.extends->path[0];
+        if (module.imports.count(head)) {
+          d.label = "`" + head + "` here is this file's " + parent->decl->kind.name +
+                    ", which hides the import `" + head + "`";
+          d.notes.push_back({"rename the " + parent->decl->kind.name + ", or import with `as`",
+                             module.at(parent->decl->name)});
+        }
       } else if (parent->schema != state.schema) {
         Diagnostic& d =
             diagnostics_.report(Code::E0207, module.at(*decl.extends),
@@ -518,6 +526,17 @@ DeclState* Checker::resolve_decl(Module& module, const ast::Ref& ref, std::size_
   }
   if (module.failed_imports.count(head)) {  // the import's E0201 says why
     ++silent_failures_;
+    return nullptr;
+  }
+  // `site.lab.gpu` for `import "site/lab"`: an import is qualified by its last segment only.
+  if (ref.path.size() >= 3 && module.imports.count(ref.path[1])) {
+    std::string rest;
+    for (std::size_t i = 1; i < ref.path.size(); ++i) rest += (i > 1 ? "." : "") + ref.path[i];
+    Diagnostic& d = diagnostics_.report(Code::E0205, module.at(ref), "unknown name `" + head + "`",
+                                        "did you mean `" + rest + "`?");
+    d.notes.push_back({"an import is qualified by the last segment of its path (`" + ref.path[1] +
+                           "`), or by its `as` name",
+                       {}});
     return nullptr;
   }
   std::vector<std::string> names;

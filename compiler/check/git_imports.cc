@@ -55,8 +55,8 @@ std::variant<const std::map<std::string, std::string>*, GitFailure> LockedGitFil
           GitFailure{Code::E0222,
                      "the cached files of git::" + locked.url + "?ref=" + locked.ref + " in `" +
                          folder + "` do not match the sha256 mlenv.lock records for them",
-                     "changed after `mlenvc get` (tampered or corrupted): refused; "
-                     "`mlenvc get` fetches them again"};
+                     "refused: the cache changed after `mlenvc get`, or mlenv.lock was "
+                     "edited; `mlenvc get` fetches the locked commit again and says which"};
     } else if (it->second.index() == 0) {
       it->second = std::move(files);
     }

@@ -82,6 +82,7 @@ ir::Cluster lower_cluster(const Value& cluster, const std::string& env_name) {
   c.security.scc = text_at(&cluster, {"security", "scc"});
   c.security.unlimited_memlock = int_at(&cluster, {"security", "unlimited_memlock"}, 0) != 0;
   c.topology = text_at(&cluster, {"topology"});
+  c.require_queue = int_at(&cluster, {"require_queue"}, 0) != 0;
   c.slurm = {text_at(&cluster, {"partition"}),     text_at(&cluster, {"account"}),
              text_at(&cluster, {"qos"}),           text_at(&cluster, {"time"}),
              text_at(&cluster, {"workspace_dir"}), text_at(&cluster, {"datasets_dir"})};

@@ -21,14 +21,15 @@ void PlatformReport::not_applicable(const std::string& field, const SourceRange&
       {"env `" + env_.name + "` runs on this cluster", range_at(env_.env, {"cluster"})});
 }
 
-void PlatformReport::missing(const std::string& field, const SourceRange& at,
-                             const std::string& why) {
-  if (!first(field, at)) return;
+Diagnostic* PlatformReport::missing(const std::string& field, const SourceRange& at,
+                                    const std::string& why) {
+  if (!first(field, at)) return nullptr;
   Diagnostic& d = diagnostics_.report(
       Code::E0419, at,
       "platform `" + std::string(ir::platform_name(platform_)) + "` needs `" + field + "`", why);
   d.notes.push_back(
       {"env `" + env_.name + "` runs on this cluster", range_at(env_.env, {"cluster"})});
+  return &d;
 }
 
 bool PlatformReport::first(const std::string& field, const SourceRange& at) {

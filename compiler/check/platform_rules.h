@@ -50,8 +50,9 @@ class PlatformReport {
   /// E0418: `field` does not apply on the platform. `from`: where the value was declared, when
   /// `at` is the assignment that chose it.
   void not_applicable(const std::string& field, const SourceRange& at, const Value* from = nullptr);
-  /// E0419: the platform needs `field`, `why`.
-  void missing(const std::string& field, const SourceRange& at, const std::string& why);
+  /// E0419: the platform needs `field`, `why`. The diagnostic, for further notes; nullptr
+  /// where it was reported at `at` already.
+  Diagnostic* missing(const std::string& field, const SourceRange& at, const std::string& why);
   /// True the first time `field` at `at` is reported, for a platform's own codes.
   bool first(const std::string& field, const SourceRange& at);
   /// Where a platform reports its own codes.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "compiler/check/checker.h"
@@ -112,6 +113,36 @@ void check_rail_attachments(const PlatformEnv& v, std::set<std::uint64_t>& repor
                          "add `ipam = { type = whereabouts, range = \"<the rail's subnet>\" }`: "
                          "without an IPv4 address the VF has no RoCE v2 GID");
     }
+  }
+}
+
+// The smallest range that holds `pods` addresses whereabouts hands out: "a /29 gives 6".
+std::string smallest_range(std::int64_t pods, bool v6) {
+  unsigned host_bits = 2;
+  while (host_bits < 40 && (std::int64_t{1} << host_bits) - 2 < pods) ++host_bits;
+  return "a /" + std::to_string((v6 ? 128u : 32u) - host_bits) + " gives " +
+         std::to_string((std::int64_t{1} << host_bits) - 2);
+}
+
+// whereabouts gives each pod of a rail one address of the rail's range: a pod past the last
+// one never starts ("Could not allocate IP in range"). The range and the pods are both known.
+void check_rail_addresses(const PlatformEnv& v, Diagnostics& diagnostics) {
+  const Value* rails = v.rdma->get("rails");
+  const std::int64_t pods = int_at(&v.env, {"nodes"}, 1);
+  for (const auto& rail : rails ? rails->items : ValueList{}) {
+    const Value* ipam = rail->get("ipam");
+    if (text_at(ipam, {"type"}) != "whereabouts") continue;
+    std::optional<std::uint64_t> addresses = whereabouts_addresses(ipam);
+    if (!addresses || *addresses >= static_cast<std::uint64_t>(pods)) continue;
+    const Value& range = *ipam->get("range");
+    Diagnostic& d = diagnostics.report(
+        Code::E0433, range.range,
+        "range `" + range.text + "` gives " + std::to_string(*addresses) + " address" +
+            (*addresses == 1 ? "" : "es") + " to the " + std::to_string(pods) + " pods of env `" +
+            v.name + "`",
+        "whereabouts never hands out a range's network and broadcast addresses: " +
+            smallest_range(pods, range.text.find(':') != std::string::npos));
+    if (const Value* nodes = v.env.get("nodes")) d.notes.push_back({"the pods", nodes->range});
   }
 }
 
@@ -344,6 +375,7 @@ void Checker::check_rules(const Value& env, const DeclState& state) {
   const bool in_pods = !rules || !rules->on_hosts();
   if (view.uses_rdma && rdma && in_pods) {
     check_rail_attachments(view, reported_rails_, diagnostics_);
+    check_rail_addresses(view, diagnostics_);
   }
   check_transport(view, diagnostics_);
   check_placement(view, diagnostics_);

@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "compiler/base/quantity.h"
+#include "compiler/check/gpu_products.h"
 #include "compiler/check/value_paths.h"
 
 namespace mlenv::check {
@@ -10,11 +11,12 @@ namespace mlenv::check {
 std::optional<std::int64_t> gpu_memory_bytes(const Value* cluster) {
   const std::string memory = text_at(cluster, {"gpus", "memory"});
   if (!memory.empty()) return quantity_integer(memory);
-  // GPU feature discovery's product label names the memory in decimal GB
-  // ("NVIDIA-A100-SXM4-40GB", "NVIDIA-H100-80GB-HBM3"); "NVIDIA-H200" names none.
+  const std::string product = text_at(cluster, {"gpus", "product"});
+  if (const GpuProduct* known = find_gpu_product(product)) return known->memory_bytes;
+  // Else the label may name the memory in decimal GB ("NVIDIA-A100-SXM4-40GB"); "NVIDIA-H200"
+  // names none.
   static const std::regex kSize(R"((?:^|-)(\d+)GB(?:-|$))");
   std::smatch match;
-  const std::string product = text_at(cluster, {"gpus", "product"});
   if (!std::regex_search(product, match, kSize)) return std::nullopt;
   return std::stoll(match[1].str()) * 1000000000LL;
 }

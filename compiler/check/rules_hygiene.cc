@@ -10,9 +10,11 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <string>
 
 #include "compiler/base/pattern.h"
 #include "compiler/base/quantity.h"
+#include "compiler/check/gpu_products.h"
 
 namespace mlenv::check {
 namespace {
@@ -79,12 +81,26 @@ const Pattern& apt_package() {
       R"([a-z0-9][a-z0-9+.-]*(:[a-z0-9-]+)?(=[A-Za-z0-9.+~:_-]+|/[A-Za-z0-9.+~_-]+)?)");
   return p;
 }
-// A pip requirement without spaces: a PEP 508 name (case-insensitive letters, digits and
-// `._-`, alphanumeric at both ends), optional extras, optional PEP 440 version clauses.
+// A pip requirement as PEP 508 writes it (packaging.python.org, "Dependency specifiers"): a
+// name (case-insensitive letters, digits and `._-`, alphanumeric at both ends), optional
+// extras, then PEP 440 version clauses (bare or in parentheses) or a direct reference
+// (`@ URL`), and an optional environment marker after `;` (after a space, following a URL).
+// Printable ASCII only: the Dockerfile single-quotes each requirement as one word of
+// `pip install` (platforms/common/dockerfile.cc), so spaces, quotes and `;` in it stay
+// pip's, and no byte can end the word or the instruction.
 const Pattern& pip_requirement() {
-  static const Pattern p = Pattern::literal(
-      R"([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?(\[[A-Za-z0-9._-]+(,[A-Za-z0-9._-]+)*\])?)"
-      R"(((===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+(,(===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+)*)?)");
+  static const std::string name = R"([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?)";
+  static const std::string ws = R"([ \t]*)";
+  static const std::string extras =
+      R"(\[)" + ws + "(" + name + "(" + ws + "," + ws + name + ")*)?" + ws + R"(\])";
+  static const std::string clause = R"((===|==|!=|~=|>=|<=|>|<))" + ws + R"([A-Za-z0-9.*+!_-]+)";
+  static const std::string clauses = clause + "(" + ws + "," + ws + clause + ")*";
+  static const std::string versions = "(" + clauses + R"(|\()" + ws + clauses + ws + R"(\))" + ")";
+  // A marker starts with a variable, a quoted string or `(`.
+  static const std::string marker = R"(;[ \t]*[A-Za-z_"'\(][ -~]*)";
+  static const Pattern p =
+      Pattern::literal(name + ws + "(" + extras + ")?" + ws + "((" + versions + ")?" + ws + "(" +
+                       marker + ")?|@" + ws + R"([!-~]+([ \t]+)" + marker + ")?)");
   return p;
 }
 // POSIX environment variable names as shells accept them (IEEE Std 1003.1, 8.1).
@@ -120,7 +136,8 @@ void check_image(const Value& image, CheckedValues& checked, Diagnostics& diagno
     for (const ValuePtr& item : pip->items) {
       if (first(item.get()) && !pip_requirement().matches(item->text)) {
         diagnostics.report(Code::E0314, item->range, "not a pip requirement mlenvc can write",
-                           "`name`, `name[extra]` or `name>=1.0,<2`, without spaces");
+                           "`name`, `name[extra]`, `name>=1.0,<2`, `name @ URL`, each with an "
+                           "optional `; marker`");
       }
     }
   }
@@ -350,6 +367,45 @@ void check_ipam(const Value* ipam, Diagnostics& diagnostics) {
   }
 }
 
+// The first or the last address of `network` (its host bits all 0 or all 1), as a network of
+// one address.
+Network edge(const Network& network, bool last) {
+  Network out{network.address, network.address.v6 ? 128u : 32u};
+  for (unsigned bit = network.prefix; bit < out.prefix; ++bit) {
+    unsigned char mask = static_cast<unsigned char>(0x80u >> (bit % 8));
+    auto& byte = out.address.bytes[bit / 8];
+    byte = static_cast<unsigned char>(last ? byte | mask : byte & ~mask);
+  }
+  return out;
+}
+
+// 2^(host bits), saturated: past 2^40 addresses no env runs short.
+std::uint64_t size_of(const Network& network) {
+  unsigned host_bits = (network.address.v6 ? 128u : 32u) - network.prefix;
+  return std::uint64_t{1} << std::min(host_bits, 40u);
+}
+
+// The excluded networks inside `range`, each once (CIDR ranges nest or are disjoint: one inside
+// another adds nothing).
+std::vector<Network> outermost_exclusions(const Network& range, const Value* exclude) {
+  std::vector<Network> excluded;
+  std::string why;
+  for (const ValuePtr& item : exclude ? exclude->items : ValueList{}) {
+    std::optional<Network> n = parse_cidr(item->text, true, why);
+    if (n && contains(range, *n)) excluded.push_back(*n);
+  }
+  std::vector<Network> outermost;
+  for (std::size_t i = 0; i < excluded.size(); ++i) {
+    bool inner = false;
+    for (std::size_t j = 0; j < excluded.size() && !inner; ++j) {
+      bool same = contains(excluded[j], excluded[i]) && contains(excluded[i], excluded[j]);
+      inner = j != i && contains(excluded[j], excluded[i]) && (!same || j < i);
+    }
+    if (!inner) outermost.push_back(excluded[i]);
+  }
+  return outermost;
+}
+
 bool overlap(const Network& a, const Network& b) {
   return contains(a, b) || contains(b, a);
 }
@@ -550,10 +606,37 @@ void check_final_network(const Value& env, const Value* cluster, Diagnostics& di
   d.notes.push_back({"made final here", locked});
 }
 
+// A product no known GPU has is most often a near miss of one (`NVIDIA-H100-80GB` for
+// `NVIDIA-H100-80GB-HBM3`): the node selector matches no node, and the pods stay Pending. A
+// warning, since a GPU newer than mlenvc's table is labelled correctly.
+void check_known_gpu(const Value& product, Diagnostics& diagnostics) {
+  if (find_gpu_product(product.text)) return;
+  std::vector<std::string> near = near_gpu_products(product.text);
+  std::string hint = near.empty() ? "the node label's exact value (`kubectl get nodes "
+                                    "-L nvidia.com/gpu.product`)"
+                                  : "did you mean ";
+  for (std::size_t i = 0; i < near.size(); ++i) {
+    hint += (i == 0 ? "`" : i + 1 == near.size() ? "` or `" : "`, `") + near[i];
+  }
+  if (!near.empty()) hint += "`?";
+  Diagnostic& d = diagnostics.report(
+      Code::W0407, product.range, "no GPU mlenvc knows is labelled `" + excerpt(product.text) + "`",
+      std::move(hint));
+  d.notes.push_back(
+      {"pods select nodes by this label: where no node has it, they stay Pending", {}});
+}
+
 // `gpus.product` is the value of the `nvidia.com/gpu.product` node label the pods select.
 void check_gpu_product(const Value* cluster, Diagnostics& diagnostics) {
   const Value* product = child(child(cluster, "gpus"), "product");
-  if (!product || is_label_value(product->text)) return;
+  if (!product) return;
+  if (is_label_value(product->text)) {
+    const Value* resource = child(child(cluster, "gpus"), "resource");
+    if (!resource || resource->text.starts_with("nvidia.com/")) {
+      check_known_gpu(*product, diagnostics);
+    }
+    return;
+  }
   diagnostics.report(
       Code::E0318, product->range,
       "`gpus.product` `" + excerpt(product->text) + "` is not a Kubernetes label value",
@@ -574,6 +657,26 @@ void check_slurm_folders(const Value* cluster, Diagnostics& diagnostics) {
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> whereabouts_addresses(const Value* ipam) {
+  const Value* range = child(ipam, "range");
+  std::string why;
+  std::optional<Network> network = range ? parse_cidr(range->text, false, why) : std::nullopt;
+  if (!network) return std::nullopt;
+  // whereabouts' iphelpers.GetIPRange: the first and last usable addresses exclude the network
+  // and broadcast ones, and a range of fewer than two host bits has none.
+  unsigned host_bits = (network->address.v6 ? 128u : 32u) - network->prefix;
+  if (host_bits <= 1) return 0;
+  const Network first = edge(*network, false), last = edge(*network, true);
+  std::uint64_t usable = size_of(*network) - 2;
+  for (const Network& excluded : outermost_exclusions(*network, child(ipam, "exclude"))) {
+    std::uint64_t taken = size_of(excluded);
+    if (contains(excluded, first)) --taken;
+    if (contains(excluded, last)) --taken;
+    usable -= std::min(usable, taken);
+  }
+  return usable;
+}
 
 bool is_extended_resource_name(std::string_view name) {
   // k8s.io/kubernetes pkg/apis/core/helper/helpers.go, IsExtendedResourceName: not native

@@ -1,4 +1,5 @@
-// `mlenvc explain CODE|TYPE`: the long explanation of a diagnostic code, or a schema type.
+// `mlenvc explain CODE|TYPE|std`: the long explanation of a diagnostic code, a schema type,
+// or the list of the standard library.
 
 #include <iostream>
 
@@ -16,9 +17,10 @@ int run_explain(const Args& args) {
     bool asked = options.flag("help") && options.error.empty();
     if (!options.error.empty()) std::cerr << "mlenvc explain: " << options.error << "\n\n";
     (asked ? std::cout : std::cerr)
-        << "usage: mlenvc explain CODE|TYPE\n\n"
+        << "usage: mlenvc explain CODE|TYPE|std\n\n"
            "  mlenvc explain E0302     the long explanation of a diagnostic code\n"
            "  mlenvc explain cluster   a schema or enum, with its documentation\n"
+           "  mlenvc explain std       every profile, image and network of the standard library\n"
            "  mlenvc explain --list    every code with its summary\n";
     return asked ? 0 : 1;
   }
@@ -27,6 +29,10 @@ int run_explain(const Args& args) {
     return 0;
   }
   const std::string& name = options.positional[0];
+  if (name == "std") {
+    std::cout << check::describe_stdlib();
+    return 0;
+  }
   if (const CodeInfo* info = find_code(name)) {
     std::cout << info->id << ": " << info->summary << '\n' << info->explanation;
     return 0;

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -308,6 +309,32 @@ void print_changes(const check::LockFile& old, const check::LockFile& lock) {
   }
 }
 
+// Whether each source `old` locks at a commit still has the hash mlenv.lock records, where
+// its commit and files are unchanged. A different hash of the same files at the same commit
+// means the lock was edited (a merge resolved by hand) or the repository rewrote the commit:
+// mlenv.lock, not the cache, disagrees with the commit, and get never rewrites the pinned hash
+// unless --update names the source. Says so for each.
+bool pinned_hashes_hold(const check::LockFile& old, const check::LockFile& lock,
+                        const std::function<bool(const SourceKey&)>& updating) {
+  bool hold = true;
+  for (const check::LockedSource& s : lock.sources) {
+    const check::LockedSource* before = old.find(s.url, s.ref);
+    if (!before || before->commit != s.commit || before->files != s.files ||
+        before->sha256 == s.sha256 || updating({s.url, s.ref}))
+      continue;
+    const std::string source = "git::" + printable(s.url) + "?ref=" + printable(s.ref);
+    std::cerr << "mlenvc get: mlenv.lock pins sha256 " << printable(before->sha256.substr(0, 12))
+              << " for " << source << " at " << s.commit.substr(0, 12)
+              << ", but the files it lists hash to " << s.sha256.substr(0, 12)
+              << " at that commit: the lock disagrees with the commit (edited by hand, or a "
+                 "merge resolved wrongly? `git log -p mlenv.lock`), not the cache.\n"
+              << "  If that commit is the one you want, `mlenvc get --update " << source
+              << "` pins what it holds.\n";
+    hold = false;
+  }
+  return hold;
+}
+
 // The root files: those named, or every .mlenv file of the current folder.
 std::vector<std::string> root_files(const std::vector<std::string>& named) {
   if (!named.empty()) return named;
@@ -404,6 +431,14 @@ int run_get(const Args& args) {
     return 1;
   }
   check::LockFile lock = merge(old, git.resolved(), !named.empty());
+  auto updating = [&](const SourceKey& key) {
+    return update_all || std::any_of(sources.begin(), sources.end(),
+                                     [&](const std::string& s) { return names(s, key); });
+  };
+  if (!pinned_hashes_hold(old, lock, updating)) {
+    std::cerr << "mlenvc get: mlenv.lock unchanged\n";
+    return 1;
+  }
   if (lock.sources.empty() && !fs::exists(lock_path)) {
     std::cout << "No git imports: nothing to lock.\n";
     return 0;

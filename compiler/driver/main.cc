@@ -18,7 +18,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"check", "parse, type-check and apply the rules; no output", mlenv::driver::run_check},
     {"fmt", "print or check the canonical formatting", mlenv::driver::run_fmt},
-    {"explain", "the long explanation of a diagnostic code", mlenv::driver::run_explain},
+    {"explain", "explain a diagnostic code or a schema; `explain std` lists the stdlib",
+     mlenv::driver::run_explain},
     {"lsp", "the language server for editors, over stdin and stdout", mlenv::driver::run_lsp},
     {"get", "fetch the git imports into .mlenv/ and pin them in mlenv.lock",
      mlenv::driver::run_get},

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compiler/base/source.h"
@@ -136,6 +137,7 @@ struct Cluster {
   Network network;
   Security security;
   std::string topology;  ///< the scheduler's required topology level (a node label), "" for none
+  bool require_queue = false;  ///< every env must name the scheduler's queue (Kubernetes)
   Slurm slurm;
   /// local: `podman`, `docker` or `host` for an env with an image; "" the first found on PATH.
   std::string runtime;
@@ -212,6 +214,15 @@ struct Env {
   /// Where `master_port` and `rdzv_port` were set, or the declaration where they are defaults:
   /// a port clash is reported on the user's line.
   SourceRange master_port_range, rdzv_port_range;
+
+  /// Where `rdzv_port` equal to `master_port` is reported: on the port the user set, since
+  /// the other is then the schema's default (`master_port = 29400` meets `rdzv_port`'s);
+  /// `rdzv_port` where the user set both or neither. Its field name, and the range.
+  std::pair<const char*, SourceRange> port_clash_at() const {
+    const bool only_master = rdzv_port_range == range && master_port_range != range;
+    return only_master ? std::pair{"master_port", master_port_range}
+                       : std::pair{"rdzv_port", rdzv_port_range};
+  }
 };
 
 /// A source file the program was compiled from (stdlib and schema files included).

@@ -1,9 +1,13 @@
 #include "compiler/lsp/completion.h"
 
+#include <algorithm>
 #include <cctype>
+#include <memory>
 
 #include "compiler/base/embedded.h"
+#include "compiler/check/platform_rules.h"
 #include "compiler/parse/parser.h"
+#include "platforms/provider.h"
 
 namespace mlenv::lsp {
 namespace {
@@ -36,20 +40,120 @@ Json item(const std::string& label, int kind, const std::string& detail = "",
   return out;
 }
 
-// The block around `offset` in `text` parsed with the line [line_start, line_end) blanked;
-// `in_declaration` says whether the offset lies in some declaration at all.
+// The value of the entry that sets `key` in `at` or an ancestor, or nullptr.
+const ast::Expr* set_value(const ProgramView& view, const DeclAt& at, const char* key) {
+  auto set = view.setter(at, {key}, true);
+  return set ? &set->second->value : nullptr;
+}
+
+// The platform of the cluster a declaration runs on, through `extends`: a cluster's own
+// `platform` (the schema's default, openshift, where none sets it), an env's cluster's; "" where
+// it cannot be told (an inline cluster, a name that does not resolve).
+std::string platform_of(const ProgramView& view, const DeclAt& at) {
+  const bool cluster = at.decl->kind.name == "cluster";
+  if (!cluster && at.decl->kind.name != "env") return "";
+  const ast::Expr* value = set_value(view, at, cluster ? "platform" : "cluster");
+  if (!value) return cluster ? ir::platform_name(ir::Platform::openshift) : "";
+  const auto* ref = boost::get<ast::Ref>(value);
+  if (!ref) return "";
+  if (cluster) return ref->path.size() == 1 ? ref->path[0] : "";
+  std::size_t consumed = 0;
+  std::optional<DeclAt> named = view.resolve(*at.file, *ref, "cluster", consumed);
+  if (!named || consumed != ref->path.size() || named->decl->kind.name != "cluster") return "";
+  return platform_of(view, *named);
+}
+
+// Whether the field at `path` below an env (`on_env`) or a cluster is one only some platforms
+// have, and `platform` is not among them (E0418).
+bool foreign_field(bool on_env, const std::vector<std::string>& path, const std::string& platform) {
+  bool listed = false, ours = false;
+  for (const check::PlatformRules* rules : platforms::check_rules()) {
+    for (const check::PlatformField& field : rules->fields()) {
+      if (field.on_env != on_env ||
+          !std::equal(path.begin(), path.end(), field.path.begin(), field.path.end())) {
+        continue;
+      }
+      listed = true;
+      ours = ours || platform == ir::platform_name(rules->platform());
+    }
+  }
+  return listed && !ours;
+}
+
+// What the blanked document says of the declaration around the cursor.
+struct Around {
+  bool in_declaration = false;
+  std::string kind;      ///< the declaration's kind, "" outside one
+  std::string platform;  ///< its cluster's platform, "" when unknown or not asked
+};
+
+// The block around `offset` in `text` parsed with the line [line_start, line_end) blanked, and
+// (with `view` and `root`) the platform the declaration around it runs on.
 Cursor block_at(std::string_view text, std::size_t line_start, std::size_t line_end,
-                std::uint32_t offset, const check::TypeRegistry& types, bool& in_declaration) {
+                std::uint32_t offset, const check::TypeRegistry& types, Around& around,
+                const ProgramView* view = nullptr, const check::LoadedFile* root = nullptr) {
   std::string blanked(text);
   for (std::size_t i = line_start; i < line_end; ++i) blanked[i] = ' ';
   SourceManager sources;
   Diagnostics diagnostics;
   FileId file = sources.add("completion", blanked);
-  ast::File tree = parse::parse_file(file, sources.file(file).text(), diagnostics);
-  Cursor cursor = locate(tree, offset, types);
-  in_declaration = cursor.decl != nullptr;
+  auto tree =
+      std::make_shared<ast::File>(parse::parse_file(file, sources.file(file).text(), diagnostics));
+  Cursor cursor = locate(*tree, offset, types);
+  around.in_declaration = cursor.decl != nullptr;
+  if (cursor.decl) around.kind = cursor.decl->kind.name;
+  if (view && root && cursor.decl) {
+    // The blanked text stands for the document: its names resolve through the check's imports.
+    const check::LoadedFile current{root->path, root->file, tree, root->imports};
+    around.platform = platform_of(*view, DeclAt{&current, cursor.decl});
+  }
   // These point into `tree`, which dies here; the types point into `types`, which lives on.
   cursor.ref = nullptr;
+  cursor.import = nullptr;
+  cursor.decl = nullptr;
+  return cursor;
+}
+
+// The closers of the brackets `typed` leaves open, innermost first (strings skipped).
+std::string closers(std::string_view typed) {
+  std::string open;
+  bool in_string = false;
+  for (std::size_t i = 0; i < typed.size(); ++i) {
+    char c = typed[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      open += c;
+    } else if ((c == ']' || c == '}') && !open.empty()) {
+      open.pop_back();
+    }
+  }
+  std::string out;
+  for (auto it = open.rbegin(); it != open.rend(); ++it) out += *it == '[' ? " ]" : " }";
+  return out;
+}
+
+// Where an item of a list, or an entry of a block in a list, is being typed on the line
+// (`services = [vscode, |`, `rails = [{ dev|`): the text parsed with the word blanked and the
+// brackets the line leaves open closed at its end.
+Cursor item_at(std::string_view text, std::size_t line_start, std::size_t word_start,
+               std::uint32_t offset, std::size_t line_end, const check::TypeRegistry& types) {
+  std::string closed(text.substr(0, word_start));
+  closed.append(offset - word_start, ' ');
+  closed += text.substr(offset, line_end - offset);
+  closed += closers(text.substr(line_start, line_end - line_start));
+  closed += text.substr(line_end);
+  SourceManager sources;
+  Diagnostics diagnostics;
+  FileId file = sources.add("completion", closed);
+  ast::File tree = parse::parse_file(file, sources.file(file).text(), diagnostics);
+  Cursor cursor = locate(tree, offset, types);
+  cursor.ref = nullptr;  // they point into `tree`, which dies here
   cursor.import = nullptr;
   cursor.decl = nullptr;
   return cursor;
@@ -81,11 +185,22 @@ Json values(const check::Type* type, const ProgramView& view, const check::Loade
   return items;
 }
 
-Json fields(const Cursor& cursor) {
+// The fields of the block around the cursor; in a declaration of kind `kind` whose cluster's
+// platform is known, without those that platform does not have.
+Json fields(const Cursor& cursor, const std::string& kind = "", const std::string& platform = "") {
   Json items = Json::array();
   if (!cursor.block_schema) return items;
-  for (const check::FieldDef& field : cursor.block_schema->fields)
-    items.push(item(field.name, kField, field.type.describe(), field.doc));
+  // An env's inline `cluster { }` holds cluster fields.
+  const bool inline_cluster = kind == "env" && !cursor.keys.empty() && cursor.keys[0] == "cluster";
+  const bool on_env = kind == "env" && !inline_cluster;
+  std::vector<std::string> path(cursor.keys.begin() + (inline_cluster ? 1 : 0), cursor.keys.end());
+  for (const check::FieldDef& field : cursor.block_schema->fields) {
+    path.push_back(field.name);
+    const bool foreign = !platform.empty() && (kind == "env" || kind == "cluster") &&
+                         foreign_field(on_env, path, platform);
+    path.pop_back();
+    if (!foreign) items.push(item(field.name, kField, field.type.describe(), field.doc));
+  }
   return items;
 }
 
@@ -138,15 +253,24 @@ Json complete(std::string_view text, std::uint32_t offset, const ProgramView& vi
     if (key.substr(0, 6) == "final ") key = trim_left(key.substr(6));
     if (key.size() >= 2 && key.front() == '"' && key.back() == '"')
       key = key.substr(1, key.size() - 2);
-    bool in_declaration = false;
-    Cursor cursor = block_at(text, line_start, line_end, offset, types, in_declaration);
+    Around around;
+    Cursor cursor = block_at(text, line_start, line_end, offset, types, around);
     return values(value_type(cursor, std::string(key)), view, root);
   }
-  // A word alone on its line: a field of the block around it, or a top-level keyword.
+  // An item of a list, or an entry of a block in one, on the line that opened it.
+  if (!before.empty() && (before.back() == '[' || before.back() == ',' || before.back() == '{')) {
+    std::size_t word_start = offset - (typed.size() - word);
+    Cursor cursor = item_at(text, line_start, word_start, offset, line_end, types);
+    return cursor.list_element ? values(cursor.list_element, view, root) : fields(cursor);
+  }
+  // A word alone on its line: a field of the block around it, an item of the list around it,
+  // or a top-level keyword.
   if (before.empty() || before == "final") {
-    bool in_declaration = false;
-    Cursor cursor = block_at(text, line_start, line_end, offset, types, in_declaration);
-    return in_declaration || !before.empty() ? fields(cursor) : top_level();
+    Around around;
+    Cursor cursor = block_at(text, line_start, line_end, offset, types, around, &view, root);
+    if (cursor.list_element) return values(cursor.list_element, view, root);
+    if (!around.in_declaration && before.empty()) return top_level();
+    return fields(cursor, around.kind, around.platform);
   }
   return Json::array();
 }

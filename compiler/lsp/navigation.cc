@@ -62,6 +62,7 @@ struct Walker {
     if (offset <= body.begin || offset >= body.end) return;
     cursor.block_schema = schema;
     cursor.block_element = element;
+    cursor.list_element = nullptr;
     for (const ast::Entry& entry : body.entries) {
       const check::FieldDef* field = schema ? schema->field(entry.key.text) : nullptr;
       const check::Type* type = element ? element : field ? &field->type : nullptr;
@@ -96,6 +97,7 @@ struct Walker {
       for (const ast::Expr& item : list->items) {
         if (touches(ast::located(item), offset)) return value(item, element);
       }
+      if (offset > list->begin && offset < list->end) cursor.list_element = element;
     } else if (const auto* text = boost::get<ast::StringLit>(&expr)) {
       for (const auto& part : text->parts) {
         const auto* interpolation = boost::get<ast::Interpolation>(&part);

@@ -35,6 +35,9 @@ struct Cursor {
   /// The innermost block around the cursor: its schema, or the element type of a map block.
   const check::SchemaDef* block_schema = nullptr;
   const check::Type* block_element = nullptr;
+  /// The element type of the list around the cursor when it lies between the list's items
+  /// (`services = [vscode, |`); nullptr elsewhere.
+  const check::Type* list_element = nullptr;
 };
 
 /// Finds what lies at `offset` of `tree`, typing fields with `types`.

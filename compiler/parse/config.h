@@ -62,8 +62,10 @@ struct state_tag;
 using iterator_type = const char*;
 
 // Whitespace and comments. Spelled with explicit character sets so that bytes >= 0x80 (UTF-8)
-// never reach the C character classification functions.
+// never reach the C character classification functions. A `#` comment is skipped too, after
+// the parse driver's scan has reported it (E0101), so it costs one error and no cascade.
 inline const auto skipper = x3::char_(" \t\r\n\f\v") | (x3::lit("//") >> *(x3::char_ - x3::eol)) |
+                            (x3::lit('#') >> *(x3::char_ - x3::eol)) |
                             (x3::lit("/*") >> *(x3::char_ - x3::lit("*/")) >> x3::lit("*/"));
 using skipper_type = std::remove_cv_t<decltype(skipper)>;
 

@@ -12,17 +12,37 @@
 namespace mlenv::parse {
 namespace {
 
+// Shell-style `#` comments, a newcomer's habit from YAML and Python: one error at the first,
+// with the others as notes, instead of a syntax error and a cascade at each.
+void report_hash_comments(const std::vector<SourceRange>& hashes, Diagnostics& diagnostics) {
+  if (hashes.empty()) return;
+  Diagnostic& d = diagnostics.report(Code::E0101, hashes.front(),
+                                     "comments start with `//`, not `#`", "write `//` here");
+  for (std::size_t k = 1; k < hashes.size(); ++k) {
+    d.notes.push_back({"another `#` comment", hashes[k]});
+  }
+}
+
 // One linear pass over the text that records comments for the formatter. Strings and
 // heredocs are skipped as the grammar reads them (a string ends at its line's end, whatever
 // precedes it; a heredoc only where its tag ends the line). Nesting is not counted here: the
 // grammar enforces that limit itself (token_def.h, `nested`), so a divergence between this
 // scan and the grammar can at worst misplace a comment, never let recursion run unbounded.
 bool scan(FileId file, std::string_view text, ast::File& out, Diagnostics& diagnostics) {
-  std::size_t i = 0;
+  std::size_t i = byte_order_mark_size(text);
   const std::size_t n = text.size();
+  std::vector<SourceRange> hash_comments;
   while (i < n) {
     char c = text[i];
-    if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+    if (c == '#') {
+      // Not a comment in this language, but read as one (the skipper does too), so the rest
+      // of the file still parses and the one mistake is reported once.
+      std::size_t end = std::min(text.find('\n', i), n);
+      out.comments.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(end)});
+      hash_comments.push_back(
+          {file, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1)});
+      i = end;
+    } else if (c == '/' && i + 1 < n && text[i + 1] == '/') {
       std::size_t end = text.find('\n', i);
       if (end == std::string_view::npos) end = n;
       out.comments.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(end)});
@@ -64,6 +84,7 @@ bool scan(FileId file, std::string_view text, ast::File& out, Diagnostics& diagn
       ++i;
     }
   }
+  report_hash_comments(hash_comments, diagnostics);
   return true;
 }
 
@@ -169,7 +190,7 @@ ast::File parse_file(FileId file, std::string_view text, Diagnostics& diagnostic
 
   ParseState state{text.data(), &out.comments};
   const auto parser = x3::with<state_tag>(std::ref(state))[item()];
-  const char* first = text.data();
+  const char* first = text.data() + byte_order_mark_size(text);
   const char* const last = text.data() + text.size();
   for (;;) {
     x3::skip_over(first, last, x3::make_context<x3::skipper_tag>(skipper));

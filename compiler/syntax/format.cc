@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "compiler/base/source.h"
+
 namespace mlenv::syntax {
 namespace {
 
@@ -373,7 +375,8 @@ class Printer {
 }  // namespace
 
 std::string format_file(std::string_view text, const ast::File& file) {
-  return Printer(text, file).print(file);
+  // The byte order mark stays: the user's editor wrote it and would write it again.
+  return std::string(text.substr(0, byte_order_mark_size(text))) + Printer(text, file).print(file);
 }
 
 }  // namespace mlenv::syntax

@@ -90,12 +90,15 @@ void check_ports(const EnvLayout& layout, Diagnostics& diagnostics) {
                              taken[i].second,
                          "choose another `master_port`");
     }
-    if (taken[i].first == env.rdzv_port) {
-      diagnostics.report(Code::E0423, env.rdzv_port_range,
-                         "env `" + env.name + "`: `rdzv_port` " + std::to_string(env.rdzv_port) +
-                             " is also the port of " + taken[i].second,
-                         "choose another `rdzv_port`");
-    }
+    if (taken[i].first != env.rdzv_port) continue;
+    // Against `master_port`, on whichever of the two the user set.
+    const auto [field, at] =
+        i == 0 ? env.port_clash_at() : std::pair{"rdzv_port", env.rdzv_port_range};
+    const bool on_master = field == std::string("master_port");
+    diagnostics.report(Code::E0423, at,
+                       "env `" + env.name + "`: `" + field + "` " + std::to_string(env.rdzv_port) +
+                           " is also the port of " + (on_master ? "`rdzv_port`" : taken[i].second),
+                       "choose another `" + std::string(field) + "`");
   }
 }
 

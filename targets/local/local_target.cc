@@ -38,7 +38,7 @@ std::vector<const ir::Env*> local_envs(const std::vector<const ir::Env*>& envs) 
 void check_ports(const std::vector<const ir::Env*>& envs, std::size_t i, Diagnostics& diagnostics) {
   const ir::Env& env = *envs[i];
   auto report = [&](int port, const std::string& other) {
-    diagnostics.report(Code::E0423, env.range,
+    diagnostics.report(Code::E0423, env.port_clash_at().second,
                        "env `" + env.name + "`: port " + std::to_string(port) +
                            " is also the port of " + other + " on this machine",
                        "give each local env its own `rdzv_port` and `master_port`");

@@ -69,10 +69,12 @@ BatchJob batch_job(const EnvLayout& layout) {
 // by side in one network namespace, so the same port for both fails at start (EADDRINUSE).
 void check_ports(const ir::Env& env, Diagnostics& diagnostics) {
   if (env.rdzv_port != env.master_port) return;
-  diagnostics.report(Code::E0423, env.rdzv_port_range,
-                     "env `" + env.name + "`: `rdzv_port` " + std::to_string(env.rdzv_port) +
-                         " is also the port of `master_port`",
-                     "choose another `rdzv_port`");
+  const auto [field, at] = env.port_clash_at();
+  const std::string other = field == std::string("rdzv_port") ? "master_port" : "rdzv_port";
+  diagnostics.report(Code::E0423, at,
+                     "env `" + env.name + "`: `" + field + "` " + std::to_string(env.rdzv_port) +
+                         " is also the port of `" + other + "`",
+                     "choose another `" + std::string(field) + "`");
 }
 
 // The values the language already restricts (cluster.mlenv's patterns), checked again where

@@ -2,8 +2,8 @@
 # Git imports end to end, with real repositories made here: a profiles repository tagged v1 and
 # v2 (and a branch), a consumer repository. get and mlenv.lock, check and plan offline, the
 # plan's diff after moving to v2 and after `get --update` of a branch, `plan --check` failing on
-# a lock change, `final` of a published profile, a moved tag, a tampered cache, and what a git
-# import may not reach (`..`, symbolic links, submodules, LFS pointers).
+# a lock change, `final` of a published profile, a moved tag, a tampered cache, a hand-edited
+# lock, and what a git import may not reach (`..`, symbolic links, submodules, LFS pointers).
 # usage: git_imports_test.sh MLENVC EXPECTED_DIR   (MLENV_UPDATE_GOLDENS=1 rewrites EXPECTED_DIR)
 set -eu
 mlenvc=$1 expected=$2
@@ -141,6 +141,21 @@ if "$mlenvc" check envs/team.mlenv 2> tampered.err; then fail "a tampered cache 
 golden tampered.expected tampered.err
 (cd envs && "$mlenvc" get > /dev/null) || fail "get after tampering"
 "$mlenvc" check envs/team.mlenv || fail "check after get repaired the cache"
+
+# A hand-edited lock (a merge that kept the commit and took another hash): check refuses it,
+# get says that the lock, not the cache, disagrees with the commit, and keeps the pinned hash.
+cp envs/mlenv.lock lock.good
+zeros=$(printf '%064d' 0)
+sed -i "0,/\"sha256\": \"[0-9a-f]*\"/s//\"sha256\": \"$zeros\"/" envs/mlenv.lock
+if "$mlenvc" check envs/team.mlenv 2> edited.err; then fail "check used an edited lock"; fi
+grep -q 'error\[E0222\]' edited.err || { cat edited.err; fail "no E0222 for an edited lock"; }
+if (cd envs && "$mlenvc" get > /dev/null 2> ../edited_get.err); then
+  fail "get rewrote a pinned hash"
+fi
+golden edited_lock.expected edited_get.err
+grep -q "$zeros" envs/mlenv.lock || fail "get changed the edited lock"
+cp lock.good envs/mlenv.lock
+"$mlenvc" check envs/team.mlenv || fail "check after the lock was restored"
 
 # v1 -> v2: the researcher moves the tag, get pins it, and the plan shows what changed.
 sed -i 's/?ref=v1/?ref=v2/' envs/team.mlenv

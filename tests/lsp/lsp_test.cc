@@ -542,6 +542,82 @@ TEST_CASE("completion: fields, enum members, declared names, stdlib paths", "[ls
   CHECK(has(labels(text + "\nen", 20, 2), "env"));
 }
 
+TEST_CASE("completion offers only the fields the cluster's platform has", "[lsp]") {
+  TempDir dir;
+  Client client(dir.path());
+  std::string path = dir.file("site.mlenv", kProgram);
+  client.open(path, kProgram);
+  auto labels = [&](const std::string& text, int line, int character) {
+    client.change(path, text);
+    std::vector<std::string> out;
+    Json items = client.request("textDocument/completion", Client::at(path, line, character));
+    for (const Json& item : items.as_array()) out.push_back(item.find("label")->as_string());
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& list, const std::string& label) {
+    return std::find(list.begin(), list.end(), label) != list.end();
+  };
+  // OpenShift (the default): no Kueue `queue` in the env, no Slurm `partition` in the cluster.
+  std::string typing = kProgram;
+  typing.insert(typing.find("  network = tcp"), "  q\n");
+  auto env_fields = labels(typing, 17, 3);
+  CHECK(has(env_fields, "services"));
+  CHECK_FALSE(has(env_fields, "queue"));
+  typing = kProgram;
+  typing.insert(typing.find("  nodes     = [\"a\", \"b\"]"), "  p\n");
+  auto cluster_fields = labels(typing, 7, 3);
+  CHECK(has(cluster_fields, "namespace"));
+  CHECK_FALSE(has(cluster_fields, "partition"));
+  CHECK_FALSE(has(cluster_fields, "topology"));
+  // On Kubernetes, Kueue's fields are there.
+  std::string kubernetes = kProgram;
+  kubernetes.insert(kubernetes.find("  api       ="), "  platform  = kubernetes\n");
+  typing = kubernetes;
+  typing.insert(typing.find("  network = tcp"), "  q\n");
+  CHECK(has(labels(typing, 18, 3), "queue"));
+}
+
+TEST_CASE("completion inside a list: its items' values, a block item's fields", "[lsp]") {
+  TempDir dir;
+  Client client(dir.path());
+  std::string path = dir.file("site.mlenv", kProgram);
+  client.open(path, kProgram);
+  auto labels = [&](const std::string& text, int line, int character) {
+    client.change(path, text);
+    std::vector<std::string> out;
+    Json items = client.request("textDocument/completion", Client::at(path, line, character));
+    for (const Json& item : items.as_array()) out.push_back(item.find("label")->as_string());
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& list, const std::string& label) {
+    return std::find(list.begin(), list.end(), label) != list.end();
+  };
+  const std::string text = kProgram;
+  // After `[` and after `,` on the list's own line: the element type's members.
+  std::string typing = text;
+  typing.replace(typing.find("  network = tcp"), 15, "  services = [vscode, ");
+  auto after_comma = labels(typing, 17, 22);
+  CHECK(has(after_comma, "jupyter"));
+  CHECK(has(after_comma, "tensorboard"));
+  CHECK_FALSE(has(after_comma, "nodes"));
+  typing = text;
+  typing.replace(typing.find("  network = tcp"), 15, "  services = [jup");
+  CHECK(has(labels(typing, 17, 17), "jupyter"));
+  // On a line of its own inside a list that spans lines.
+  typing = text;
+  typing.replace(typing.find("  network = tcp"), 15, "  services = [\n    vscode,\n    \n  ]");
+  auto in_list = labels(typing, 19, 4);
+  CHECK(has(in_list, "jupyter"));
+  CHECK_FALSE(has(in_list, "services"));
+  // In a block that is an item of a list: the item schema's fields.
+  typing = text;
+  typing.insert(typing.find("  storage {"), "  network { rdma { rails = [{ dev\n");
+  auto rail = labels(typing, 8, 33);
+  CHECK(has(rail, "device"));
+  CHECK(has(rail, "link_layer"));
+  CHECK_FALSE(has(rail, "api"));
+}
+
 TEST_CASE("formatting is mlenvc fmt's, and symbols list the declarations", "[lsp]") {
   TempDir dir;
   Client client(dir.path());

@@ -622,3 +622,42 @@ TEST_CASE("a multi-line run step is one RUN that runs the script byte for byte",
   CHECK(found);
   fs::remove_all(dir);
 }
+
+TEST_CASE("a PEP 508 requirement with spaces, quotes or `;` reaches pip as one word", "[render]") {
+  const std::vector<std::string> requirements = {
+      R"(torch==2.5; platform_machine == "x86_64")",
+      "mypkg @ git+https://git.example.org/ml/mypkg.git@v1 ; python_version >= '3.10'",
+      "numpy >= 1.26, < 2",
+      "it's; os_name == \"posix\" and $HOME",
+  };
+  ir::Env env = dev_env();
+  env.image.pip = requirements;
+  Diagnostics d;
+  target::Output out = render(program_of({env}), d);
+  const target::File* dockerfile = nullptr;
+  for (const target::File& f : out.files) {
+    if (f.path.ends_with("/Dockerfile")) dockerfile = &f;
+  }
+  REQUIRE(dockerfile);
+  std::string install;
+  for (const std::string& line : dockerfile_instructions(dockerfile->content)) {
+    if (line.find("pip install") != std::string::npos && line.find("mypkg") != std::string::npos)
+      install = line.substr(4);
+  }
+  REQUIRE(!install.empty());
+  // Run as RUN runs it (/bin/sh -c), with a `pip` that prints each word it is given.
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("mlenv-pip-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "run.sh")
+      << "pip() { for word in \"$@\"; do printf '%s\\n' \"$word\"; done; }\n"
+      << install << "\n";
+  std::system(("/bin/sh " + (dir / "run.sh").string() + " > " + (dir / "out").string()).c_str());
+  std::ifstream in(dir / "out");
+  std::vector<std::string> words;
+  for (std::string word; std::getline(in, word);) words.push_back(word);
+  std::vector<std::string> expected = {"install", "--no-cache-dir"};
+  expected.insert(expected.end(), requirements.begin(), requirements.end());
+  CHECK(words == expected);
+  fs::remove_all(dir);
+}
