@@ -53,6 +53,9 @@ std::string boot_json(const EnvLayout& layout, const BootPlacement& placement) {
   timeouts.set("grace_s", kStopGraceSeconds);
   doc.set("command", Value::strings(env.command));
   doc.set("launcher", env.launcher);
+  // The compiler alone parses wrappers (`env X=1`, `uv run`, ...): mlenv-boot inserts the node
+  // arguments after this many words instead of guessing them (runtime/BOOT_CONFIG.md).
+  if (!env.launcher.empty()) doc.set("launcher_words", static_cast<int>(env.launcher_words));
   Value& services = doc.set("services", Value::seq());
   for (const ExposedService& s : layout.services) {
     Value& item = services.push(Value::map());
