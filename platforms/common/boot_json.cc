@@ -62,12 +62,18 @@ std::string boot_json(const EnvLayout& layout, const BootPlacement& placement) {
     item.set("name", s.name);
     item.set("argv", Value::strings(s.argv));
   }
-  // seeds/000 wrote the DeepSpeed hostfile here; users and scripts know the path.
+  // The launcher's files go in the pod's own /run/mlenv (an emptyDir), never on the workspace
+  // claim the cluster's envs share: DeepSpeed's runner reads the hostfile seconds after each
+  // node writes it and asserts the node rank fits it (deepspeed/launcher/runner.py, `main`),
+  // so another env's start rewriting it fails this one's ranks (issue 31 item 1).
   const bool files = !placement.on_host;
+  const std::string run_dir = kShellEnvDir;
   doc.set("hostfile", !placement.hostfile.empty() ? placement.hostfile
-                      : files                     ? "/workspace/.deepspeed/hostfile"
-                                                  : "");
-  doc.set("deepspeed_env", files ? "/workspace/.deepspeed_env" : "");
+                      : files                     ? run_dir + "/hostfile"
+                                                  : std::string());
+  doc.set("deepspeed_env", !placement.deepspeed_env.empty() ? placement.deepspeed_env
+                           : files                          ? run_dir + "/.deepspeed_env"
+                                                            : std::string());
   doc.set("shell_env", files ? std::string(kShellEnvDir) + "/env.sh" : std::string());
   // The rank-0 worker's debugpy (runtime/debugpy.h); only debug envs carry the key.
   if (env.debug) doc.set("debugpy_port", kDebugpyPort);
