@@ -241,8 +241,9 @@ int start_containers(const ApplyContext& context, const EnvPlan& env, const std:
   return start_env(
       context, env, dir,
       [&](int rank) {
-        return platforms::local::run_command(
-            runtime, platforms::local::container_name(env.unit, rank), dir, start.image, gpus);
+        return platforms::local::run_command(runtime,
+                                             platforms::local::container_name(env.unit, rank), dir,
+                                             start.image, platforms::local::node_gpus(rank, gpus));
       },
       out, diagnostics);
 }
@@ -282,10 +283,19 @@ int apply_env(const ApplyContext& context, const EnvPlan& env, ApplyRun& run, st
   if (!run.boot) return 1;
   if (!platforms::local::record_runtime(dir, "")) return 1;
   const std::string path = *run.boot;
+  const int gpus = gpus_per_node(env);
   return start_env(
       context, env, dir,
-      [&](int) {
-        return std::vector<std::string>{path, "--config", "boot.json"};
+      [&](int rank) {
+        // Each node its own GPUs (E0433 checked that they exist): CUDA numbers the visible
+        // devices from 0, so each node's workers take LOCAL_RANK 0..g-1 of its own.
+        std::vector<std::string> argv;
+        if (gpus > 0) {
+          argv = {"env", "CUDA_VISIBLE_DEVICES=" + platforms::local::device_list(
+                                                       platforms::local::node_gpus(rank, gpus))};
+        }
+        argv.insert(argv.end(), {path, "--config", "boot.json"});
+        return argv;
       },
       out, diagnostics);
 }
