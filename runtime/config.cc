@@ -252,6 +252,10 @@ BootConfig parse_config(std::string_view text) {
                                             config.launcher) == std::end(kLaunchers)) {
     invalid("launcher", "must be \"\", \"torchrun\", \"deepspeed\" or \"accelerate\"");
   }
+  if (const Json* words = root.find("launcher_words")) {
+    config.launcher_words = static_cast<size_t>(
+        get_int(*words, "launcher_words", 1, static_cast<std::int64_t>(config.command.size())));
+  }
   if (const Json* services = root.find("services")) {
     if (!services->is_array()) invalid("services", "must be a list");
     for (const Json& service : services->as_array()) {

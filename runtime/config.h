@@ -66,6 +66,9 @@ struct BootConfig {
   double grace_s = 30;
   std::vector<std::string> command;
   std::string launcher;  ///< "", "torchrun", "deepspeed" or "accelerate"
+  /// How many leading words of `command` name the launcher, wrappers included; 0: absent
+  /// (boot.json of an older compiler), the launcher's own words.
+  size_t launcher_words = 0;
   std::vector<Service> services;
   std::string hostfile;
   std::string deepspeed_env;

@@ -1,5 +1,7 @@
 #include "launch.h"
 
+#include <algorithm>
+
 namespace boot {
 namespace {
 
@@ -43,7 +45,7 @@ size_t launcher_prefix_length(const std::string& launcher,
 
 std::vector<std::string> launcher_argv(const std::string& launcher,
                                        const std::vector<std::string>& command,
-                                       const NodeShape& shape) {
+                                       const NodeShape& shape, size_t prefix_words) {
   std::string n = std::to_string(shape.nnodes);
   std::string r = std::to_string(shape.node_rank);
   std::string p = std::to_string(shape.master_port);
@@ -67,7 +69,8 @@ std::vector<std::string> launcher_argv(const std::string& launcher,
                 "--main_process_ip=" + shape.master_addr, "--main_process_port=" + p,
                 "--num_processes=" + std::to_string(shape.nnodes * shape.nproc_per_node)};
   }
-  size_t prefix = launcher_prefix_length(launcher, command);
+  size_t prefix = prefix_words > 0 ? std::min(prefix_words, command.size())
+                                   : launcher_prefix_length(launcher, command);
   std::vector<std::string> argv(command.begin(), command.begin() + static_cast<long>(prefix));
   argv.insert(argv.end(), inserted.begin(), inserted.end());
   argv.insert(argv.end(), command.begin() + static_cast<long>(prefix), command.end());
@@ -94,7 +97,8 @@ LaunchSpec plan_launch(const BootConfig& config, const std::vector<std::string>&
   NodeShape shape{plan.nnodes,      node_rank,           plan.master_addr,
                   plan.master_port, plan.nproc_per_node, config.hostfile};
   if (!command.empty() && !launcher.empty()) {
-    launch.workers.push_back({"launcher " + launcher, launcher_argv(launcher, command, shape),
+    launch.workers.push_back({"launcher " + launcher,
+                              launcher_argv(launcher, command, shape, config.launcher_words),
                               launcher_environment(user, env, shape)});
   } else if (!command.empty()) {
     for (int local = 0; local < plan.nproc_per_node; ++local) {

@@ -28,10 +28,12 @@ struct NodeShape {
 /// `deepspeed`, 3 for `python -m torch.distributed.run`, 2 for `accelerate launch`.
 size_t launcher_prefix_length(const std::string& launcher, const std::vector<std::string>& command);
 
-/// The launcher's argv: `command` with the node-level arguments inserted after its prefix.
+/// The launcher's argv: `command` with the node-level arguments inserted after its first
+/// `prefix_words` words (boot.json's `launcher_words`: wrappers such as `env X=1` or `uv run`
+/// and the launcher's own words), or, when 0, after `launcher_prefix_length`'s.
 std::vector<std::string> launcher_argv(const std::string& launcher,
                                        const std::vector<std::string>& command,
-                                       const NodeShape& shape);
+                                       const NodeShape& shape, size_t prefix_words = 0);
 
 /// A launcher's environment: the user's and the common one (NCCL and tuning variables), plus
 /// MASTER_ADDR, MASTER_PORT, NNODES and NODE_RANK; none of the per-worker variables (RANK,

@@ -134,7 +134,9 @@ void lower_transport(const Value& env, ir::Env& out) {
 
 void lower_run(const Value& env, ir::Env& out) {
   out.command = strings_at(&env, {"command"});
-  out.launcher = classify_launcher(out.command).kind;
+  Launcher launcher = classify_launcher(out.command);
+  out.launcher = launcher.kind;
+  out.launcher_words = launcher.prefix;
   if (const Value* acceptance = env.get("acceptance")) {
     out.kind = ir::EnvKind::acceptance;
     out.acceptance.min_busbw_gbps = static_cast<int>(int_at(acceptance, {"min_busbw_gbps"}, 0));

@@ -39,7 +39,7 @@ bool PlatformReport::first(const std::string& field, const SourceRange& at) {
 
 void PlatformRules::check_program(const ir::Program&, Diagnostics&) const {}
 
-void report_host_fields(const PlatformEnv& v, PlatformReport& report) {
+void report_host_fields(const PlatformEnv& v, PlatformReport& report, bool debug_on_localhost) {
   auto set = [](const Value* value) {
     return value && (value->kind == Value::Kind::List    ? !value->items.empty()
                      : value->kind == Value::Kind::Block ? !value->slots.empty()
@@ -52,7 +52,7 @@ void report_host_fields(const PlatformEnv& v, PlatformReport& report) {
       {"cluster.security.unlimited_memlock",
        get_path(&v.cluster, {"security", "unlimited_memlock"})},
       {"services", v.env.get("services")},
-      {"debug", v.env.get("debug")},
+      {"debug", debug_on_localhost ? nullptr : v.env.get("debug")},
       {"restarts", v.env.get("restarts")},
       {"ttl", v.env.get("ttl")},
       {"labels", v.env.get("labels")}};

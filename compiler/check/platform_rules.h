@@ -85,8 +85,10 @@ class PlatformRules {
 
 /// E0418 on what an env that runs on hosts (not in pods) has no place for, where it differs
 /// from the default: storage classes and memlock (the nodes' own), Routes and their proxies,
-/// debugpy's port-forward, pod restarts and cleanup, labels on objects, and a rail's
-/// attachment (the host's interface is the rail: seeds/004, RDMA guide).
-void report_host_fields(const PlatformEnv& env, PlatformReport& report);
+/// debugpy's port-forward (unless `debug_on_localhost`: the debugger runs on the same machine
+/// and reaches 127.0.0.1:5678 itself), pod restarts and cleanup, labels on objects, and a
+/// rail's attachment (the host's interface is the rail: seeds/004, RDMA guide).
+void report_host_fields(const PlatformEnv& env, PlatformReport& report,
+                        bool debug_on_localhost = false);
 
 }  // namespace mlenv::check

@@ -271,31 +271,43 @@ void check_hidden_launcher(const View& v, const Value& command) {
     if (flag.size() < 2 || flag[0] != '-' || flag[1] == '-' || flag.find('c') == std::string::npos)
       continue;
     std::vector<std::string> script = script_words(words[i + 1]);
-    for (std::size_t w = 0; w < script.size(); ++w) {
-      // A launcher is named by at most 3 words (`python -m torch.distributed.run`): passing
-      // only those keeps a long script linear.
-      auto end = script.begin() + static_cast<std::ptrdiff_t>(std::min(w + 3, script.size()));
-      Launcher launcher = classify_launcher(std::vector<std::string>(script.begin() + w, end));
-      if (launcher.kind.empty()) continue;
-      v.diagnostics.report(
-          Code::E0426, command.items[i + 1]->range,
-          "`" + words[0] + " " + flag + "` hides the launcher `" + launcher.kind +
-              "` from mlenv-boot",
-          "mlenv-boot starts `" + words[0] +
-              "` as a worker once per GPU, and the launcher gets no node arguments: make the "
-              "launcher the command (`[\"" +
-              launcher.kind + "\", \"train.py\"]`)");
-      return;
-    }
+    std::optional<LauncherMention> launcher = find_launcher_word(script, 0, script.size());
+    if (!launcher) return;
+    v.diagnostics.report(
+        Code::E0426, command.items[i + 1]->range,
+        "`" + words[0] + " " + flag + "` hides the launcher `" + launcher->kind +
+            "` from mlenv-boot",
+        "mlenv-boot starts `" + words[0] +
+            "` as a worker once per GPU, and the launcher gets no node arguments: make the "
+            "launcher the command (`[\"" +
+            launcher->kind + "\", \"train.py\"]`)");
     return;
   }
+}
+
+// `["sudo", "torchrun", "train.py"]`: a launcher behind words mlenv-boot does not understand is
+// started once per GPU as a worker program, each copy a single-node launcher of its own.
+void check_unrecognised_launcher(const View& v, const Value& command) {
+  std::vector<std::string> words = strings_at(&v.env, {"command"});
+  std::optional<LauncherMention> launcher = unrecognised_launcher(words);
+  if (!launcher || launcher->index >= command.items.size()) return;
+  v.diagnostics.report(Code::W0407, command.items[launcher->index]->range,
+                       "`" + launcher->name + "` looks like the launcher " + launcher->kind +
+                           ", but mlenv-boot does not recognise the command as one",
+                       "it would start `" + words[0] +
+                           "` once per GPU as a worker: start the command with the launcher, "
+                           "or with `env`, `uv run`, `conda run` or `pixi run` before it");
 }
 
 void check_command(const View& v) {
   const Value* command = v.env.get("command");
   if (!command || command->items.empty()) return;
   check_command_words(v, *command);
-  check_hidden_launcher(v, *command);
+  if (is_shell(strings_at(&v.env, {"command"})[0])) {
+    check_hidden_launcher(v, *command);
+  } else {
+    check_unrecognised_launcher(v, *command);
+  }
 }
 
 // --- What an env's kind ignores ----------------------------------------------------------

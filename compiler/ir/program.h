@@ -198,6 +198,9 @@ struct Env {
   /// "torchrun", "deepspeed" or "accelerate" when `command` is a launcher started once per
   /// node; "" when it is the per-worker program.
   std::string launcher;
+  /// How many leading words of `command` name the launcher, wrappers included (`uv run
+  /// torchrun` is 3): mlenv-boot inserts the node arguments after them. 0 without a launcher.
+  std::size_t launcher_words = 0;
   Acceptance acceptance;                    ///< kind == acceptance
   int restarts = 0;                         ///< gang restarts of a run before it fails
   std::optional<std::int64_t> ttl_seconds;  ///< a finished run is deleted after this

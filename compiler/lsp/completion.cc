@@ -7,7 +7,7 @@
 #include "compiler/base/embedded.h"
 #include "compiler/check/platform_rules.h"
 #include "compiler/parse/parser.h"
-#include "platforms/provider.h"
+#include "targets/provider.h"
 
 namespace mlenv::lsp {
 namespace {
@@ -67,7 +67,7 @@ std::string platform_of(const ProgramView& view, const DeclAt& at) {
 // have, and `platform` is not among them (E0418).
 bool foreign_field(bool on_env, const std::vector<std::string>& path, const std::string& platform) {
   bool listed = false, ours = false;
-  for (const check::PlatformRules* rules : platforms::check_rules()) {
+  for (const check::PlatformRules* rules : target::check_rules()) {
     for (const check::PlatformField& field : rules->fields()) {
       if (field.on_env != on_env ||
           !std::equal(path.begin(), path.end(), field.path.begin(), field.path.end())) {

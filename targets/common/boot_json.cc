@@ -53,18 +53,27 @@ std::string boot_json(const EnvLayout& layout, const BootPlacement& placement) {
   timeouts.set("grace_s", kStopGraceSeconds);
   doc.set("command", Value::strings(env.command));
   doc.set("launcher", env.launcher);
+  // The compiler alone parses wrappers (`env X=1`, `uv run`, ...): mlenv-boot inserts the node
+  // arguments after this many words instead of guessing them (runtime/BOOT_CONFIG.md).
+  if (!env.launcher.empty()) doc.set("launcher_words", static_cast<int>(env.launcher_words));
   Value& services = doc.set("services", Value::seq());
   for (const ExposedService& s : layout.services) {
     Value& item = services.push(Value::map());
     item.set("name", s.name);
     item.set("argv", Value::strings(s.argv));
   }
-  // seeds/000 wrote the DeepSpeed hostfile here; users and scripts know the path.
+  // The launcher's files go in the pod's own /run/mlenv (an emptyDir), never on the workspace
+  // claim the cluster's envs share: DeepSpeed's runner reads the hostfile seconds after each
+  // node writes it and asserts the node rank fits it (deepspeed/launcher/runner.py, `main`),
+  // so another env's start rewriting it fails this one's ranks (issue 31 item 1).
   const bool files = !placement.on_host;
+  const std::string run_dir = kShellEnvDir;
   doc.set("hostfile", !placement.hostfile.empty() ? placement.hostfile
-                      : files                     ? "/workspace/.deepspeed/hostfile"
-                                                  : "");
-  doc.set("deepspeed_env", files ? "/workspace/.deepspeed_env" : "");
+                      : files                     ? run_dir + "/hostfile"
+                                                  : std::string());
+  doc.set("deepspeed_env", !placement.deepspeed_env.empty() ? placement.deepspeed_env
+                           : files                          ? run_dir + "/.deepspeed_env"
+                                                            : std::string());
   doc.set("shell_env", files ? std::string(kShellEnvDir) + "/env.sh" : std::string());
   // The rank-0 worker's debugpy (runtime/debugpy.h); only debug envs carry the key.
   if (env.debug) doc.set("debugpy_port", kDebugpyPort);

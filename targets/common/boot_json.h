@@ -18,9 +18,10 @@ struct BootPlacement {
   /// it writes no shell environment or `.deepspeed_env`, and a hostfile only where `hostfile`
   /// says (a Slurm env without image).
   bool on_host = false;
-  /// Where each node writes the DeepSpeed hostfile (the launcher's `--hostfile`), when the
-  /// target has a better place than /workspace/.deepspeed/hostfile.
+  /// Where each node writes the DeepSpeed hostfile (the launcher's `--hostfile`) and
+  /// `.deepspeed_env`, when the target has a better place than the pod's own /run/mlenv.
   std::string hostfile{};
+  std::string deepspeed_env{};
 };
 
 /// The boot.json document (runtime/BOOT_CONFIG.md, format version 3).

@@ -242,7 +242,7 @@ int start_containers(const ApplyContext& context, const EnvPlan& env, const std:
       context, env, dir,
       [&](int rank) {
         return target::local::run_command(runtime, target::local::container_name(env.unit, rank),
-                                          dir, start.image, gpus);
+                                          dir, start.image, target::local::node_gpus(rank, gpus));
       },
       out, diagnostics);
 }
@@ -282,10 +282,19 @@ int apply_env(const ApplyContext& context, const EnvPlan& env, ApplyRun& run, st
   if (!run.boot) return 1;
   if (!target::local::record_runtime(dir, "")) return 1;
   const std::string path = *run.boot;
+  const int gpus = gpus_per_node(env);
   return start_env(
       context, env, dir,
-      [&](int) {
-        return std::vector<std::string>{path, "--config", "boot.json"};
+      [&](int rank) {
+        // Each node its own GPUs (E0433 checked that they exist): CUDA numbers the visible
+        // devices from 0, so each node's workers take LOCAL_RANK 0..g-1 of its own.
+        std::vector<std::string> argv;
+        if (gpus > 0) {
+          argv = {"env", "CUDA_VISIBLE_DEVICES=" +
+                             target::local::device_list(target::local::node_gpus(rank, gpus))};
+        }
+        argv.insert(argv.end(), {path, "--config", "boot.json"});
+        return argv;
       },
       out, diagnostics);
 }

@@ -38,9 +38,21 @@ std::vector<std::string> build_command(const std::string& runtime, const std::st
   return {runtime, "build", "-f", plan_root + "/" + dockerfile, "-t", image, plan_root};
 }
 
+std::vector<int> node_gpus(int rank, int gpus) {
+  std::vector<int> devices;
+  for (int i = 0; i < gpus; ++i) devices.push_back(rank * gpus + i);
+  return devices;
+}
+
+std::string device_list(const std::vector<int>& devices) {
+  std::string list;
+  for (int device : devices) list += (list.empty() ? "" : ",") + std::to_string(device);
+  return list;
+}
+
 std::vector<std::string> run_command(const std::string& runtime, const std::string& name,
                                      const std::string& env_dir, const std::string& image,
-                                     int gpus) {
+                                     const std::vector<int>& devices) {
   // `-e NAME` without a value passes the variable from the client's environment (podman-run(1),
   // docker run --env): the token stays out of every argument list. The client forwards
   // SIGTERM to the container (--sig-proxy, on by default), so stopping the node's session
@@ -62,12 +74,16 @@ std::vector<std::string> run_command(const std::string& runtime, const std::stri
                                    target::local::kRankVariable,
                                    "-e",
                                    "MLENV_JOB_TOKEN"};
-  if (gpus > 0) {
-    // podman: the NVIDIA Container Toolkit's CDI spec; docker: its --gpus flag.
+  if (!devices.empty()) {
+    // podman: the CDI names `nvidia-ctk cdi generate` gives each GPU, by index; docker: its
+    // --gpus flag, whose value is read as CSV, so a list of devices is quoted
+    // (docs.docker.com/engine/containers/resource_constraints/#gpu: --gpus '"device=1,2"').
     if (runtime.ends_with("docker")) {
-      argv.insert(argv.end(), {"--gpus", "all"});
+      argv.insert(argv.end(), {"--gpus", "\"device=" + device_list(devices) + "\""});
     } else {
-      argv.insert(argv.end(), {"--device", "nvidia.com/gpu=all"});
+      for (int device : devices) {
+        argv.insert(argv.end(), {"--device", "nvidia.com/gpu=" + std::to_string(device)});
+      }
     }
   }
   argv.insert(argv.end(),

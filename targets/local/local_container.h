@@ -26,13 +26,21 @@ std::string container_name(const std::string& unit, int rank);
 std::vector<std::string> build_command(const std::string& runtime, const std::string& plan_root,
                                        const std::string& dockerfile, const std::string& image);
 
+/// The machine's GPUs of rank `rank` when each node takes `gpus`: [rank·gpus, (rank+1)·gpus),
+/// so that no two nodes of one machine share a device (NCCL refuses two ranks on one GPU).
+std::vector<int> node_gpus(int rank, int gpus);
+
+/// `devices` as a device list: "0,1" (CUDA_VISIBLE_DEVICES, docker's `device=`).
+std::string device_list(const std::vector<int>& devices);
+
 /// The command of one node: `<runtime> run --rm --name <name>` on the host network and IPC,
 /// the env directory mounted and the working directory, the rank and job token passed by name
-/// from the environment (never in an argument), every GPU when `gpus` > 0 (podman: CDI
-/// `nvidia.com/gpu=all`; docker: `--gpus all`), and the image's mlenv-boot with boot.json.
+/// from the environment (never in an argument), the node's GPUs `devices` (podman: the NVIDIA
+/// Container Toolkit's CDI names `nvidia.com/gpu=<i>`; docker: `--gpus "device=<i>,..."`),
+/// and the image's mlenv-boot with boot.json.
 std::vector<std::string> run_command(const std::string& runtime, const std::string& name,
                                      const std::string& env_dir, const std::string& image,
-                                     int gpus);
+                                     const std::vector<int>& devices);
 
 /// `<runtime> rm -f <names>...`: the containers of a stopped env, where one outlived its client.
 std::vector<std::string> remove_command(const std::string& runtime,

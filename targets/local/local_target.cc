@@ -54,6 +54,27 @@ void check_ports(const std::vector<const ir::Env*>& envs, std::size_t i, Diagnos
   }
 }
 
+// debugpy listens on 127.0.0.1:5678 in a debug env's rank 0 (runtime/debugpy.h), and this
+// machine has one such port: one local debug env at a time, and no env's own port on it.
+void check_debugpy_port(const std::vector<const ir::Env*>& envs, std::size_t i,
+                        Diagnostics& diagnostics) {
+  const ir::Env& env = *envs[i];
+  if (!env.debug) return;
+  auto report = [&](const std::string& other) {
+    diagnostics.report(Code::E0423, env.range,
+                       "env `" + env.name + "`: debugpy's port " + std::to_string(kDebugpyPort) +
+                           " is also " + other + " on this machine",
+                       "set `debug = true` on one local env at a time, and give no env that port");
+  };
+  for (std::size_t j = 0; j <= i; ++j) {
+    const ir::Env& other = *envs[j];
+    if (j < i && other.debug) report("the debugpy port of env `" + other.name + "`");
+    if (other.rdzv_port == kDebugpyPort || other.master_port == kDebugpyPort) {
+      report("a port of env `" + other.name + "`");
+    }
+  }
+}
+
 // apply starts the nodes (PLAN_JSON.md): the env has no objects, so after nothing. An env
 // with an image names it, its Dockerfile (from the plan directory, as a push does) and the
 // cluster's `runtime`, which apply builds and runs it with.
@@ -93,6 +114,7 @@ EnvOutput render_env(const EnvLayout& layout, const std::vector<const ir::Env*>&
   const ir::Env& env = *layout.env;
   EnvOutput out;
   check_ports(envs, i, out.diagnostics);
+  check_debugpy_port(envs, i, out.diagnostics);
   if (!env.on_host) out.notes.push_back({layout.dir, image_note(layout)});
   if (!tree || out.diagnostics.has_errors()) return out;
   std::vector<PlannedFile> listed;

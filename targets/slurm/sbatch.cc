@@ -77,10 +77,19 @@ std::string find_config(const BatchJob& job) {
 
 // Rank 0's address is Slurm's NodeAddr of the job's first node, never the node name: names
 // need not resolve (and on a test cluster every node is 127.0.0.1 with its own port).
+// Each scontrol's whole output is read into a variable and cut in bash: under `pipefail` a
+// reader that stops early (`| head -n 1`) kills scontrol, which prints one name at a time
+// through stdio (SchedMD/slurm src/scontrol/scontrol.c, `_show_it` → `scontrol_print_hosts`),
+// with SIGPIPE once the list outgrows one buffer, and the job ends with status 141 and no
+// message (issue 31 item 4).
 std::string rendezvous_host() {
-  return "first=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
-         "MLENV_RDZV_HOST=$(scontrol show node \"$first\" | tr ' ' '\\n' "
-         "| sed -n 's/^NodeAddr=//p' | head -n 1)\n"
+  return "nodes=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\n"
+         "first=${nodes%%$'\\n'*}\n"
+         "node=$(scontrol show node \"$first\")\n"
+         "MLENV_RDZV_HOST=\n"
+         "if [[ $node =~ (^|[[:space:]])NodeAddr=([^[:space:]]+) ]]; then\n"
+         "  MLENV_RDZV_HOST=${BASH_REMATCH[2]}\n"
+         "fi\n"
          "if [ -z \"$MLENV_RDZV_HOST\" ]; then\n"
          "  echo \"mlenv: Slurm shows no NodeAddr for node $first\" >&2\n"
          "  exit 1\n"

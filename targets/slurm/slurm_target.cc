@@ -157,8 +157,10 @@ BootPlacement placement(const ir::Env& env) {
   // without --container-writable), out of git, and not shared with other envs the way a
   // cluster's workspace_dir is; on the host mlenv-boot runs in the env directory.
   const std::string logs = kLogsDir;
-  p.hostfile =
-      env.on_host ? logs + "/hostfile" : std::string(kContainerEnvDir) + "/" + logs + "/hostfile";
+  const std::string dir = env.on_host ? logs : std::string(kContainerEnvDir) + "/" + logs;
+  p.hostfile = dir + "/hostfile";
+  // Beside it, not in a workspace_dir the cluster's envs share; none on a host, as before.
+  if (!env.on_host) p.deepspeed_env = dir + "/.deepspeed_env";
   return p;
 }
 

@@ -39,6 +39,26 @@ TEST_CASE("launch: torchrun gets its node-level flags right after the launcher",
                               "--master_port=29500", "--nproc_per_node=4", "t.py"}));
 }
 
+TEST_CASE("launch: boot.json's launcher_words put the node flags after a kept wrapper",
+          "[launch]") {
+  // Issue 31 item 6: mlenvc counts `env X=1` and `uv run` into the prefix; mlenv-boot keeps
+  // them and inserts after the launcher's own words.
+  CHECK(boot::launcher_argv("torchrun", words({"env", "X=1", "uv", "run", "torchrun", "t.py"}),
+                            kShape,
+                            5) == words({"env", "X=1", "uv", "run", "torchrun", "--nnodes=2",
+                                         "--node_rank=1", "--master_addr=env-0.env-headless.ns.svc",
+                                         "--master_port=29500", "--nproc_per_node=4", "t.py"}));
+  auto config_of = [](const char* overrides) {
+    return boot::parse_config(boot_test::test_config(*boot::parse_json(overrides).value).dump());
+  };
+  CHECK(config_of(R"({"command": ["env", "X=1", "python3", "-m", "deepspeed.launcher.runner",
+                      "t.py"], "launcher": "deepspeed", "launcher_words": 5})")
+            .launcher_words == 5);
+  // More words than the command has is a config error.
+  CHECK_THROWS(config_of(
+      R"({"command": ["torchrun", "t.py"], "launcher": "torchrun", "launcher_words": 3})"));
+}
+
 TEST_CASE("launch: deepspeed runs without ssh, accelerate counts every process", "[launch]") {
   // deepspeed/launcher/runner.py: the world from --hostfile (without one, --num_nodes > 1 is
   // refused), --no_ssh, --num_nodes, --node_rank, --master_addr, --master_port, --num_gpus (a

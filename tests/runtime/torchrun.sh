@@ -6,6 +6,10 @@
 #             starts the workers (torch/distributed/run.py, static rendezvous on MASTER_PORT).
 #   workers:  boot.json's command is the worker program; mlenv-boot starts nproc_per_node of
 #             them with torchrun's environment and init_process_group("gloo") reads it (env://).
+#   wrapped:  (issue 31 item 6) `env TEST_MARK=kept python3 -m torch.distributed.run`, with
+#             `launcher_words` 5 as mlenvc emits it: the node arguments go after the module, the
+#             `env` prefix stays, and every worker sees TEST_MARK.
+#   launch:   `python3 -m torch.distributed.launch`, the deprecated front of the same launcher.
 # Debian's python3-torch (1.13, CPU) and its /usr/bin/python3; torch/torchrun works around its
 # Python 3.11 packaging bug (see there). Skipped (77) only where python3-torch is absent:
 # `./mlenv test` installs it.
@@ -15,14 +19,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/python_test.sh"
 require torch.distributed python3-torch
 
-# run_job MODE COMMAND_JSON LAUNCHER: two nodes, then the four workers' reports.
+# run_job MODE COMMAND_JSON LAUNCHER [LAUNCHER_WORDS [MARK]]: two nodes, then the four workers'
+# reports, each ending in MARK when one is given.
 run_job() {
-  local mode=$1 command=$2 launcher=$3
+  local mode=$1 command=$2 launcher=$3 words=${4:-} mark=${5:-}
   local out="$dir/$mode" rdzv master
   rdzv=$(free_port)
   master=$(free_port)
   while [ "$master" = "$rdzv" ]; do master=$(free_port); done
   mkdir -p "$out"
+  local words_key=""
+  [ -z "$words" ] || words_key="\"launcher_words\": $words,"
   cat >"$out/boot.json" <<JSON
 {
   "format_version": 3,
@@ -38,6 +45,7 @@ run_job() {
   "timeouts": {"discovery_s": 60, "rendezvous_s": 60, "heartbeat_s": 1, "grace_s": 5},
   "command": $command,
   "launcher": "$launcher",
+  $words_key
   "services": [],
   "hostfile": "",
   "deepspeed_env": "",
@@ -48,7 +56,8 @@ run_job() {
 JSON
   local pids=() rank
   for rank in 0 1; do
-    env PATH="$here/torch:/usr/bin:/bin" OUT_DIR="$out" TEST_NODE_RANK=$rank \
+    env PATH="$here/torch:/usr/bin:/bin" PYTHONPATH="$here/torch/site" OUT_DIR="$out" \
+      TEST_NODE_RANK=$rank \
       MLENV_JOB_TOKEN="torchrun-test-$mode" OMP_NUM_THREADS=1 \
       timeout 120 "$boot" --config "$out/boot.json" >"$out/node$rank.log" 2>&1 &
     pids+=($!)
@@ -63,10 +72,10 @@ JSON
   done
   [ $failed = 0 ] || return 1
   # Each worker: its rank, the world size 4, the all-reduced sum 1+2+3+4 = 10, its local rank.
-  local expected="0 4 10 0
-1 4 10 1
-2 4 10 0
-3 4 10 1"
+  local expected="0 4 10 0$mark
+1 4 10 1$mark
+2 4 10 0$mark
+3 4 10 1$mark"
   local actual
   actual=$(cat "$out"/rank-*.txt 2>/dev/null)
   if [ "$actual" != "$expected" ]; then
@@ -81,4 +90,8 @@ JSON
 status=0
 run_job torchrun "[\"torchrun\", \"$here/torch/allreduce.py\"]" torchrun || status=1
 run_job workers "[\"$python\", \"$here/torch/allreduce.py\"]" "" || status=1
+run_job wrapped "[\"env\", \"TEST_MARK=kept\", \"$python\", \"-m\", \"torch.distributed.run\",
+  \"$here/torch/allreduce.py\"]" torchrun 5 " kept" || status=1
+run_job launch "[\"$python\", \"-m\", \"torch.distributed.launch\", \"$here/torch/allreduce.py\"]" \
+  torchrun 3 || status=1
 exit $status

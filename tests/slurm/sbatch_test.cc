@@ -1,8 +1,11 @@
 // The batch script writer: what each `#SBATCH` line and the srun line say, and that no value
 // can change the script's structure (bash itself reads the values back).
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -29,25 +32,37 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// Runs `script` with bash and returns its stdout.
-std::string bash_output(const std::string& script) {
+struct BashRun {
+  int status = -1;  ///< bash's exit status, or 128 + the signal that ended it
+  std::string out;
+};
+
+// Runs `script` with bash.
+BashRun bash_run(const std::string& script) {
   char path[] = "/tmp/mlenv-sbatch-test.XXXXXX";
   int fd = mkstemp(path);
   REQUIRE(fd >= 0);
   FILE* f = fdopen(fd, "w");
   std::fputs(script.c_str(), f);
   std::fclose(f);
-  std::string out;
+  BashRun run;
   FILE* p = popen(("bash " + std::string(path)).c_str(), "r");
   REQUIRE(p != nullptr);
   char buffer[4096];
   std::size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, p)) > 0) out.append(buffer, n);
+  while ((n = std::fread(buffer, 1, sizeof buffer, p)) > 0) run.out.append(buffer, n);
   int status = pclose(p);
   std::remove(path);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
-  return out;
+  if (WIFEXITED(status)) run.status = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) run.status = 128 + WTERMSIG(status);
+  return run;
+}
+
+// Runs `script` with bash and returns its stdout.
+std::string bash_output(const std::string& script) {
+  BashRun run = bash_run(script);
+  CHECK(run.status == 0);
+  return run.out;
 }
 
 const char* const kHostile[] = {"it's",           "a\"b",        "$(touch /tmp/mlenv-pwned)",
@@ -76,11 +91,24 @@ TEST_CASE("slurm.sbatch: directives say nodes, one task per node, logs, no gpus 
       contains(s, " --ntasks-per-node=1 --kill-on-bad-exit=1 --label \"$boot\" \"${args[@]}\"\n"));
 }
 
+// The script's lines that find rank 0's address: from the line that asks for the job's node
+// names to the export of MLENV_RDZV_HOST.
+std::string node_lookup(const std::string& script) {
+  std::size_t ask = script.find("scontrol show hostnames");
+  REQUIRE(ask != std::string::npos);
+  std::size_t begin = script.rfind('\n', ask) + 1;
+  std::string_view end_line = "export MLENV_RDZV_HOST\n";
+  std::size_t end = script.find(end_line, begin);
+  REQUIRE(end != std::string::npos);
+  return script.substr(begin, end + end_line.size() - begin);
+}
+
 // What mlenv-boot is started with: the script's lines from `envdir=` to srun, run by bash with
 // srun replaced by printing its arguments.
 std::string srun_arguments(const std::string& script) {
   std::string body = script.substr(script.find("envdir=$PWD"));
-  body = body.substr(0, body.find("first=$(")) + body.substr(body.find("export MLENV_RDZV_HOST"));
+  std::string lookup = node_lookup(body);
+  body.erase(body.find(lookup), lookup.size());
   std::string run =
       "unset MLENV_BOOT && cd /tmp && : >boot.json && SLURM_JOB_NAME=ranks "
       "SLURM_JOB_ID=7 && "
@@ -103,6 +131,47 @@ TEST_CASE("slurm.sbatch: srun starts mlenv-boot once per node with boot.json bes
   CHECK(contains(in_image,
                  "mlenv-boot\n--config\n/mlenv/boot.json\n--nccl-check\n--results\n"
                  "/mlenv/logs/ranks-7.results.json\n"));
+}
+
+// A stand-in scontrol that answers as Slurm's does: `show hostnames` prints one name a line
+// through stdio (SchedMD/slurm src/scontrol/scontrol.c, `_show_it` → `scontrol_print_hosts`),
+// the first name at once and the rest after a pause, as a large list reaches its reader in
+// several buffers; `show node` prints a record whose NodeAddr is the node's address.
+constexpr const char* kStandInScontrol = R"(#!/bin/bash
+case "$1 $2" in
+  "show hostnames")
+    echo node0000
+    sleep 0.3
+    seq -f 'node%04g' 1 1023 ;;
+  "show node")
+    printf 'NodeName=%s Arch=x86_64 CoresPerSocket=1\n' "$3"
+    printf '   NodeAddr=10.0.0.7 NodeHostName=%s Version=23.02.7\n' "$3" ;;
+  *) exit 2 ;;
+esac
+)";
+
+// Issue 31 item 4: under `set -o pipefail`, `scontrol show hostnames | head -n 1` ended large
+// jobs with status 141 (scontrol killed by SIGPIPE once head had gone); the lookup must read
+// the whole list.
+TEST_CASE("slurm.sbatch: a 1,024-node job finds rank 0's NodeAddr under pipefail") {
+  char dir[] = "/tmp/mlenv-scontrol.XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string scontrol = std::string(dir) + "/scontrol";
+  {
+    std::ofstream out(scontrol);
+    out << kStandInScontrol;
+  }
+  REQUIRE(chmod(scontrol.c_str(), 0755) == 0);
+  BatchJob job = cpu_job();
+  job.nodes = 1024;
+  BashRun run =
+      bash_run("set -euo pipefail\nPATH=" + std::string(dir) +
+               ":$PATH\nSLURM_JOB_NODELIST='node[0000-1023]'\n" + node_lookup(batch_script(job)) +
+               "printf '%s %s\\n' \"$first\" \"$MLENV_RDZV_HOST\"\n");
+  std::remove(scontrol.c_str());
+  rmdir(dir);
+  CHECK(run.status == 0);
+  CHECK(run.out == "node0000 10.0.0.7\n");
 }
 
 TEST_CASE("slurm.sbatch: sbatch reads directives only before the first command") {

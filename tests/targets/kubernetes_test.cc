@@ -525,3 +525,21 @@ TEST_CASE("kubernetes: acceptance { diagnose } reaches boot.json only when set",
     if (diagnose) CHECK(check["diagnose"].as<bool>());
   }
 }
+
+// Issue 31 item 1: the DeepSpeed hostfile and `.deepspeed_env` are each pod's own (its
+// /run/mlenv emptyDir, as on OpenShift: platform_test.cc), never the workspace claim that the
+// cluster's envs share, where one env's start rewrote what another's runner was reading.
+TEST_CASE("kubernetes: launcher files lie in each pod's /run/mlenv", "[kubernetes][storage]") {
+  for (auto& [name, program] : kubernetes_fixtures()) {
+    Diagnostics d;
+    target::Output out = render(program, d);
+    INFO(name);
+    for (const target::File& f : out.files) {
+      if (!f.path.ends_with("/boot.json")) continue;
+      INFO(f.path);
+      YAML::Node boot = YAML::Load(f.content);
+      CHECK(boot["hostfile"].as<std::string>() == "/run/mlenv/hostfile");
+      CHECK(boot["deepspeed_env"].as<std::string>() == "/run/mlenv/.deepspeed_env");
+    }
+  }
+}

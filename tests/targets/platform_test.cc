@@ -496,6 +496,37 @@ TEST_CASE("oc exec shells see mlenv-boot's NCCL and rank variables", "[platform]
   }
 }
 
+// Issue 31 item 1: DeepSpeed's runner reads the hostfile seconds after each node writes it,
+// truncates it to --num_nodes and asserts the node rank fits (deepspeedai/DeepSpeed
+// deepspeed/launcher/runner.py, main): on a claim that the cluster's envs share, another env's
+// start rewrites it under this one. Every file mlenv-boot writes for a launcher lies in a volume
+// of the pod's own, never on a claim.
+TEST_CASE("launcher files lie in the pod's own volume, never on a shared claim",
+          "[platform][storage]") {
+  for (const auto& [name, tree] : all_trees()) {
+    for (const Workload& w : workloads(tree)) {
+      INFO(name << " " << w.path);
+      std::map<std::string, std::string> volume_of_mount;
+      for (const YAML::Node& m : w.pod["containers"][0]["volumeMounts"]) {
+        volume_of_mount[m["mountPath"].as<std::string>()] = m["name"].as<std::string>();
+      }
+      for (const char* key : {"hostfile", "deepspeed_env"}) {
+        const std::string file = w.boot[key].as<std::string>();
+        INFO(key << " = " << file);
+        // The longest mount that holds the file is its volume.
+        std::string mount;
+        for (const auto& [path, volume] : volume_of_mount) {
+          if (file.rfind(path + "/", 0) == 0 && path.size() > mount.size()) mount = path;
+        }
+        REQUIRE_FALSE(mount.empty());
+        YAML::Node volume = find_named(w.pod["volumes"], volume_of_mount[mount]);
+        CHECK(volume["emptyDir"]);
+        CHECK_FALSE(volume["persistentVolumeClaim"]);
+      }
+    }
+  }
+}
+
 TEST_CASE("new builds reach the pods: apply resolves the built digest into the workload",
           "[platform][build]") {
   for (const auto& [name, tree] : all_trees()) {

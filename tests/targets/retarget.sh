@@ -62,13 +62,15 @@ sed '/^# Built by/d' "$os/Dockerfile" > "$tmp/os.docker"
 sed '/^# Built by/d' "$k8s/Dockerfile" > "$tmp/k8s.docker"
 diff -u "$tmp/os.docker" "$tmp/k8s.docker" >&2 || fail "the Dockerfiles differ"
 # Slurm: one batch script and no objects; the rank from SLURM_NODEID and rank 0 from the
-# address the script exports; the rest of boot.json and the Dockerfile as on OpenShift.
+# address the script exports; the launcher files (hostfile, .deepspeed_env) in the env
+# directory's logs/ rather than the pod's /run/mlenv; the rest of boot.json and the Dockerfile
+# as on OpenShift.
 slurm=$tmp/slurm/lab/train
 [ -f "$slurm/train.sbatch" ] || fail "slurm lacks its batch script"
 [ -z "$(find "$slurm" -name '*.yaml')" ] || fail "slurm has Kubernetes objects"
 grep -q '"platform": "slurm"' "$slurm/plan.json" || fail "plan.json does not name slurm"
-grep -v '"host' "$os/boot.json" | sed 's/JOB_COMPLETION_INDEX/RANK/' > "$tmp/os.boot"
-grep -v '"host' "$slurm/boot.json" | sed 's/SLURM_NODEID/RANK/' > "$tmp/slurm.boot"
+grep -v '"host\|"deepspeed_env"' "$os/boot.json" | sed 's/JOB_COMPLETION_INDEX/RANK/' > "$tmp/os.boot"
+grep -v '"host\|"deepspeed_env"' "$slurm/boot.json" | sed 's/SLURM_NODEID/RANK/' > "$tmp/slurm.boot"
 diff -u "$tmp/os.boot" "$tmp/slurm.boot" >&2 || fail "slurm's boot.json differs beyond rank 0"
 grep -q '"host_env": "MLENV_RDZV_HOST"' "$slurm/boot.json" || fail "slurm's rank 0"
 sed '/^# Built by/d' "$slurm/Dockerfile" > "$tmp/slurm.docker"
