@@ -86,7 +86,7 @@ const Pattern& apt_package() {
 // extras, then PEP 440 version clauses (bare or in parentheses) or a direct reference
 // (`@ URL`), and an optional environment marker after `;` (after a space, following a URL).
 // Printable ASCII only: the Dockerfile single-quotes each requirement as one word of
-// `pip install` (platforms/common/dockerfile.cc), so spaces, quotes and `;` in it stay
+// `pip install` (targets/common/dockerfile.cc), so spaces, quotes and `;` in it stay
 // pip's, and no byte can end the word or the instruction.
 const Pattern& pip_requirement() {
   static const std::string name = R"([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?)";
