@@ -291,7 +291,7 @@ void check_unrecognised_launcher(const View& v, const Value& command) {
   std::vector<std::string> words = strings_at(&v.env, {"command"});
   std::optional<LauncherMention> launcher = unrecognised_launcher(words);
   if (!launcher || launcher->index >= command.items.size()) return;
-  v.diagnostics.report(Code::W0407, command.items[launcher->index]->range,
+  v.diagnostics.report(Code::W0409, command.items[launcher->index]->range,
                        "`" + launcher->name + "` looks like the launcher " + launcher->kind +
                            ", but mlenv-boot does not recognise the command as one",
                        "it would start `" + words[0] +

@@ -11,7 +11,7 @@ namespace {
 void check_gpus(const ir::Env& env, Diagnostics& diagnostics) {
   const int machine = env.cluster.gpus.per_node;
   if (env.gpus <= 0 || env.nodes * env.gpus <= machine) return;
-  diagnostics.report(Code::E0433, env.range,
+  diagnostics.report(Code::E0434, env.range,
                      "env `" + env.name + "`: " + std::to_string(env.nodes) + " nodes of " +
                          std::to_string(env.gpus) + " GPUs need " +
                          std::to_string(env.nodes * env.gpus) + ", and cluster `" +

@@ -286,7 +286,7 @@ int apply_env(const ApplyContext& context, const EnvPlan& env, ApplyRun& run, st
   return start_env(
       context, env, dir,
       [&](int rank) {
-        // Each node its own GPUs (E0433 checked that they exist): CUDA numbers the visible
+        // Each node its own GPUs (E0434 checked that they exist): CUDA numbers the visible
         // devices from 0, so each node's workers take LOCAL_RANK 0..g-1 of its own.
         std::vector<std::string> argv;
         if (gpus > 0) {

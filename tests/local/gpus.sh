@@ -4,7 +4,7 @@
 # (CUDA_VISIBLE_DEVICES 0,1 on node 0 and 2,3 on node 1, as CUDA numbers them from 0 for each
 # node's LOCAL_RANK 0 and 1), where every node used to see every GPU and two ranks shared a
 # device. `debug = true` checks clean on local. Asking for more GPUs than the machine has is
-# E0433. No GPU is touched: the workers only report what they were given.
+# E0434. No GPU is touched: the workers only report what they were given.
 # Usage: gpus.sh MLENVC MLENV_BOOT PROGRAM_TEMPLATE
 set -euo pipefail
 mlenvc=$1 boot=$2 template=$3
@@ -47,5 +47,5 @@ echo "ok: node 0 has GPUs 0,1 and node 1 GPUs 2,3"
 # Three nodes of 2 GPUs need 6 of the machine's 4: refused at check.
 sed -i 's/nodes       = 2/nodes       = 3/' lab.mlenv
 if "$mlenvc" check lab.mlenv >check.out 2>&1; then fail "3 nodes of 2 GPUs on 4 passed check"; fi
-grep -q 'error\[E0433\]' check.out || { cat check.out; fail "no E0433"; }
-echo "ok: 3 nodes of 2 GPUs on a machine of 4 is E0433"
+grep -q 'error\[E0434\]' check.out || { cat check.out; fail "no E0434"; }
+echo "ok: 3 nodes of 2 GPUs on a machine of 4 is E0434"
