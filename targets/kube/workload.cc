@@ -316,9 +316,14 @@ Object job(const EnvLayout& layout, const PodExtras& extras) {
   const ir::Env& env = *layout.env;
   Object o = make_object("batch/v1", "Job", layout.workload, layout.namespace_name, layout.labels);
   o.order = ApplyOrder::Workload;
-  // A failed node makes mlenv-boot end every node, but only the failed node's pod counts (the
-  // others exit kBootPeerLost, ignored): `restarts` gang restarts are `restarts` failed pods.
-  o.body.set("spec", indexed_job_spec(layout, extras, env.restarts, env.ttl_seconds));
+  // A failed node makes mlenv-boot end every node, and only the failed node's pod counts (the
+  // others exit kBootPeerLost, ignored). But one fault can fail every node's own command in the
+  // same second (an NCCL watchdog timeout under TORCH_NCCL_ASYNC_ERROR_HANDLING, a storage
+  // hiccup), each pod counting (kubernetes pkg/controller/job/job_controller.go): a limit of
+  // `restarts` ended such a run at its first failure (issue 31 item 5). `restarts` × nodes
+  // counted pods is always at least `restarts` gang restarts; failures of single nodes may
+  // restart the run up to that many times (schema/LANGUAGE.md says so).
+  o.body.set("spec", indexed_job_spec(layout, extras, env.restarts * env.nodes, env.ttl_seconds));
   return o;
 }
 

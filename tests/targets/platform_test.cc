@@ -614,7 +614,7 @@ TEST_CASE("existing claims are mounted, never created", "[platform][storage]") {
   CHECK(templates[0]["metadata"]["name"].as<std::string>() == "datasets");
 }
 
-TEST_CASE("a run's real failure uses one restart, an eviction none (an Indexed Job)",
+TEST_CASE("a run's failure on every node at once uses one restart, an eviction none",
           "[platform][run]") {
   // batch/v1 Job (kubernetes pkg/apis/batch/types.go, PodFailurePolicy and its rules; the
   // controller's pkg/controller/job/pod_failure_policy.go matchPodFailurePolicy): the rules match
@@ -622,8 +622,10 @@ TEST_CASE("a run's real failure uses one restart, an eviction none (an Indexed J
   // is not incremented and a replacement pod is created"; a failed pod no rule matches counts,
   // and the Job fails once more pods failed than backoffLimit. mlenv-boot exits 76 on every
   // node stopped by another node (runtime/supervisor.cc, tests/runtime/rendezvous_test.cc), so
-  // a gang failure counts exactly the failing node's pod: `restarts` restarts are `restarts`
-  // counted pods, whatever the number of nodes. An evicted pod carries DisruptionTarget.
+  // a failure of one node counts its pod only; but one fault can fail every node's own command
+  // in the same second (an NCCL watchdog timeout), each pod counting (issue 31 item 5): the
+  // limit is `restarts` × nodes, so that such a failure uses one restart, not the run. An
+  // evicted pod carries DisruptionTarget.
   ir::Env run = hkim_env();
   run.nodes = 4;
   run.restarts = 2;
@@ -634,7 +636,7 @@ TEST_CASE("a run's real failure uses one restart, an eviction none (an Indexed J
   REQUIRE(all.size() == 1);
   REQUIRE(all[0].object["kind"].as<std::string>() == "Job");
   YAML::Node spec = all[0].object["spec"];
-  CHECK(spec["backoffLimit"].as<int>() == 2);
+  CHECK(spec["backoffLimit"].as<int>() == 2 * 4);
   YAML::Node rules = spec["podFailurePolicy"]["rules"];
   REQUIRE(rules.size() == 3);
   CHECK(rules[0]["action"].as<std::string>() == "FailJob");
