@@ -89,4 +89,8 @@ class PlatformRules {
 /// attachment (the host's interface is the rail: seeds/004, RDMA guide).
 void report_host_fields(const PlatformEnv& env, PlatformReport& report);
 
+/// The fields an env on the hosts has no place for (Slurm's and local's E0418, where set), in
+/// the order report_host_fields reports them; the language server offers none of them there.
+std::vector<PlatformField> host_fields();
+
 }  // namespace mlenv::check
