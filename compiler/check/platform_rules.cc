@@ -3,6 +3,8 @@
 
 #include "compiler/check/platform_rules.h"
 
+#include <iterator>
+#include <string_view>
 #include <utility>
 
 #include "compiler/check/value_paths.h"
@@ -39,6 +41,16 @@ bool PlatformReport::first(const std::string& field, const SourceRange& at) {
 
 void PlatformRules::check_program(const ir::Program&, Diagnostics&) const {}
 
+std::vector<PlatformField> host_fields() {
+  static const PlatformField kHost[] = {
+      {false, {"classes"}}, {false, {"security", "unlimited_memlock"}},
+      {true, {"services"}}, {true, {"debug"}},
+      {true, {"restarts"}}, {true, {"ttl"}},
+      {true, {"labels"}},
+  };
+  return {std::begin(kHost), std::end(kHost)};
+}
+
 void report_host_fields(const PlatformEnv& v, PlatformReport& report, bool debug_on_localhost) {
   auto set = [](const Value* value) {
     return value && (value->kind == Value::Kind::List    ? !value->items.empty()
@@ -47,17 +59,14 @@ void report_host_fields(const PlatformEnv& v, PlatformReport& report, bool debug
                          ? value->number != 0
                          : true);
   };
-  const std::pair<const char*, const Value*> fields[] = {
-      {"cluster.classes", v.cluster.get("classes")},
-      {"cluster.security.unlimited_memlock",
-       get_path(&v.cluster, {"security", "unlimited_memlock"})},
-      {"services", v.env.get("services")},
-      {"debug", debug_on_localhost ? nullptr : v.env.get("debug")},
-      {"restarts", v.env.get("restarts")},
-      {"ttl", v.env.get("ttl")},
-      {"labels", v.env.get("labels")}};
-  for (const auto& [field, value] : fields) {
-    if (set(value)) report.not_applicable(field, value->range);
+  for (const PlatformField& field : host_fields()) {
+    if (debug_on_localhost && field.on_env && field.path.size() == 1 &&
+        std::string_view(*field.path.begin()) == "debug")
+      continue;  // debugpy on 127.0.0.1 needs no port-forward
+    const Value* value = get_path(field.on_env ? &v.env : &v.cluster, field.path);
+    std::string name = field.on_env ? "" : "cluster";
+    for (const char* step : field.path) name += (name.empty() ? "" : ".") + std::string(step);
+    if (set(value)) report.not_applicable(name, value->range);
   }
   const Value* rails = v.rdma ? v.rdma->get("rails") : nullptr;
   for (const ValuePtr& rail : rails ? rails->items : ValueList{}) {

@@ -91,4 +91,8 @@ class PlatformRules {
 void report_host_fields(const PlatformEnv& env, PlatformReport& report,
                         bool debug_on_localhost = false);
 
+/// The fields an env on the hosts has no place for (Slurm's and local's E0418, where set), in
+/// the order report_host_fields reports them; the language server offers none of them there.
+std::vector<PlatformField> host_fields();
+
 }  // namespace mlenv::check

@@ -63,21 +63,27 @@ std::string platform_of(const ProgramView& view, const DeclAt& at) {
   return platform_of(view, *named);
 }
 
-// Whether the field at `path` below an env (`on_env`) or a cluster is one only some platforms
-// have, and `platform` is not among them (E0418).
+// Whether the field at `path` below an env (`on_env`) or a cluster is one `platform` does not
+// have (E0418): one only other platforms have, or a pod's field on a platform of hosts.
 bool foreign_field(bool on_env, const std::vector<std::string>& path, const std::string& platform) {
-  bool listed = false, ours = false;
+  auto same = [&](const check::PlatformField& field) {
+    return field.on_env == on_env &&
+           std::equal(path.begin(), path.end(), field.path.begin(), field.path.end());
+  };
+  bool listed = false, ours = false, on_hosts = false;
   for (const check::PlatformRules* rules : target::check_rules()) {
+    const bool this_one = platform == ir::platform_name(rules->platform());
+    on_hosts = on_hosts || (this_one && rules->on_hosts());
     for (const check::PlatformField& field : rules->fields()) {
-      if (field.on_env != on_env ||
-          !std::equal(path.begin(), path.end(), field.path.begin(), field.path.end())) {
-        continue;
-      }
+      if (!same(field)) continue;
       listed = true;
-      ours = ours || platform == ir::platform_name(rules->platform());
+      ours = ours || this_one;
     }
   }
-  return listed && !ours;
+  if (listed && !ours) return true;
+  // An env on the hosts (Slurm, local) has no place for a pod's fields either.
+  const std::vector<check::PlatformField> host = check::host_fields();
+  return on_hosts && std::any_of(host.begin(), host.end(), same);
 }
 
 // What the blanked document says of the declaration around the cursor.

@@ -575,6 +575,15 @@ TEST_CASE("completion offers only the fields the cluster's platform has", "[lsp]
   typing = kubernetes;
   typing.insert(typing.find("  network = tcp"), "  q\n");
   CHECK(has(labels(typing, 18, 3), "queue"));
+  // On Slurm, which runs the env on the hosts: no services, no debugpy.
+  std::string slurm = kProgram;
+  slurm.insert(slurm.find("  api       ="), "  platform  = slurm\n");
+  typing = slurm;
+  typing.insert(typing.find("  network = tcp"), "  s\n");
+  auto on_hosts = labels(typing, 18, 3);
+  CHECK(has(on_hosts, "nodes"));
+  CHECK_FALSE(has(on_hosts, "services"));
+  CHECK_FALSE(has(on_hosts, "debug"));
 }
 
 TEST_CASE("completion inside a list: its items' values, a block item's fields", "[lsp]") {
