@@ -61,9 +61,7 @@ std::vector<int> recorded_sessions(const Repository& repo, const EnvPlan& env,
                                    const std::string& dir) {
   std::vector<int> sids = running_sessions(dir, node_count(env));
   if (!env.applied_commit) return sids;
-  std::istringstream words(
-      trailer(repo.commit_message(*env.applied_commit), kLocalSessionsTrailer));
-  for (int sid; words >> sid;) {
+  for (int sid : recorded_session_ids(repo.commit_message(*env.applied_commit))) {
     if (std::find(sids.begin(), sids.end(), sid) == sids.end() &&
         !platforms::local::session_processes(sid).empty())
       sids.push_back(sid);
@@ -306,6 +304,19 @@ bool destroy_env(Repository& repo, const EnvPlan& env, const std::string& dir, b
 }
 
 }  // namespace
+
+std::vector<int> recorded_session_ids(const std::string& message) {
+  std::vector<int> out;
+  std::istringstream words(raw_trailer(message, kLocalSessionsTrailer));
+  for (std::string word; words >> word;) {
+    const bool digits = word.size() <= 9 && std::all_of(word.begin(), word.end(), [](char c) {
+                          return c >= '0' && c <= '9';
+                        });
+    if (!digits || std::stoi(word) < 2) return {};
+    out.push_back(std::stoi(word));
+  }
+  return out;
+}
 
 int LocalApplyDriver::apply(const ApplyContext& context, const std::vector<EnvPlan>& envs,
                             const std::vector<EnvPlan>& removed, std::ostream& out,

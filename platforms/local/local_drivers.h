@@ -10,6 +10,12 @@ namespace mlenv::plan {
 /// The trailer of a local env's apply record: the session id of each rank, in rank order.
 inline constexpr std::string_view kLocalSessionsTrailer = "Local-Sessions: ";
 
+/// The sessions a record's `Local-Sessions:` trailer names, read back only as apply writes it:
+/// space-separated process ids, each 2 or more (stopping session 1, or 0 and negative ids,
+/// which kill() reads as groups, would signal far more than an env's nodes); none when any
+/// word is not one.
+std::vector<int> recorded_session_ids(const std::string& message);
+
 /// Starts each env's nodes (plan.json action `start`); stops the nodes of a changed env first,
 /// and of an env that left the plan; `--wait` waits for every node to exit.
 class LocalApplyDriver : public ApplyDriver {
