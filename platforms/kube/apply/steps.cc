@@ -356,9 +356,13 @@ class EnvStepBuilder {
     for (const PlanObject& object : gone) {
       if (object.shared && options_.shared_in_use.count(shared_key(object)) != 0) continue;
       std::string address = object_address(object);
-      if (env_leaves_ && kept_when_env_leaves(object.kind) &&
+      if (env_leaves_ && kept_when_env_leaves(object.kind, object.shared) &&
           options_.allow_destroy.count(address) == 0) {
-        keep_claim(address, object.name, "");
+        if (object.kind == "PersistentVolumeClaim") {
+          keep_claim(address, object.name, "");
+        } else {
+          keep_shared(address, object);
+        }
         continue;
       }
       if (!allow(address, object, "delete")) continue;
@@ -384,6 +388,16 @@ class EnvStepBuilder {
       }
       keep_claim(address, name, " (a claim of StatefulSet/" + statefulset.name + "'s pods)");
     }
+  }
+
+  // Says where the delete would be that apply keeps the cluster's shared `object`, and the
+  // flag that deletes it.
+  void keep_shared(const std::string& address, const PlanObject& object) {
+    Step keep;
+    keep.kind = StepKind::Notice;
+    keep.subject = "Keeping " + object.kind + "/" + object.name + ", the cluster's; " +
+                   allow_destroy_flag(address) + " deletes it";
+    out_.steps.push_back(std::move(keep));
   }
 
   // Says where the delete would be that apply keeps the claim `name` and its data, and the
