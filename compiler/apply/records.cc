@@ -45,6 +45,7 @@ void load_applied_record(Repository& repo, bool admin, EnvPlan& env) {
     return;
   }
   const std::string message = repo.commit_message(*applied);
+  env.record_message = message;
   env.applied_runtime_tree = trailer(message, kRuntimeTrailer);
   env.applied_parent = trailer(message, kParentTrailer);
   env.applied_image = trailer(message, kImageTrailer);

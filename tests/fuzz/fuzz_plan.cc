@@ -53,6 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)day2::parse_routes(text, error);
   (void)day2::parse_latest_build(text, error);
   (void)day2::parse_boot_status(text, error);
+  (void)day2::parse_queued(text);
   (void)parse_results(text, error);
   if (auto line = find_results_line(text)) (void)parse_results(*line, error);
   (void)slurm::parse_squeue(text);

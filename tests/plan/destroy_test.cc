@@ -330,7 +330,7 @@ TEST_CASE("destroy runs the plan's platform client, as apply does: kubectl first
   f.env.platform = "kubernetes";
   f.commit_plan();
   REQUIRE(f.apply() == 0);
-  CHECK(f.commands().back().starts_with("kubectl apply "));
+  CHECK(f.commands().back().starts_with("kubectl rollout status "));
   DestroyRequest request;
   request.env = "ml-dev-env";
   request.steps.allow_destroy = {"barcelona/ml-dev-env/PersistentVolumeClaim/workspace"};
