@@ -31,6 +31,8 @@ struct EnvPlan {
   /// The image the applied record's workloads ran, by digest (`<repository>@sha256:...`), where
   /// apply pushed one; "" when none.
   std::string applied_image;
+  /// The applied record's message, whose trailers of its own a provider reads (raw_trailer).
+  std::string record_message;
 };
 
 /// Options that shape the steps.

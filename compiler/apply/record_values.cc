@@ -5,8 +5,6 @@
 
 #include "compiler/apply/image_builder.h"
 #include "compiler/apply/records.h"
-#include "targets/slurm/slurm_apply.h"
-#include "targets/slurm/slurm_image.h"
 
 namespace mlenv::plan {
 namespace {
@@ -59,8 +57,6 @@ bool valid_context_name(std::string_view name) {
 }
 
 bool valid_trailer_value(std::string_view key, std::string_view value) {
-  if (key == kSlurmJobTrailer) return is_slurm_job_id(value);
-  if (key == kSlurmImageTrailer) return is_squashfs_path(value);
   if (key == kParentTrailer) return is_object_name(value);
   if (key == kRuntimeTrailer) return hex_id(value);
   if (key == kPlanDirTrailer) return plan_directory(value);

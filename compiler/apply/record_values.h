@@ -20,10 +20,10 @@ bool is_slurm_job_id(std::string_view id);
 /// not starting with `-` (`oc login` names contexts `<namespace>/<server>:<port>/<user>`).
 bool valid_context_name(std::string_view name);
 
-/// The value of record trailer `key` (`Slurm-Job: `, `ApplySet-Parent: `, `Runtime-Tree: `,
-/// `Plan-Directory: `, `Image-Digest: `) is one mlenvc writes: a job id; an object name; a git
-/// object id (40 or 64 hex digits); a relative path without `..`, a leading `-`, or control
-/// bytes; an image by digest. Unknown keys accept nothing.
+/// The value of the core's record trailer `key` (`ApplySet-Parent: `, `Runtime-Tree: `,
+/// `Plan-Directory: `, `Image-Digest: `) is one mlenvc writes: an object name; a git object id
+/// (40 or 64 hex digits); a relative path without `..`, a leading `-`, or control bytes; an
+/// image by digest. Other keys accept nothing here: a provider validates its own trailers.
 bool valid_trailer_value(std::string_view key, std::string_view value);
 
 }  // namespace mlenv::plan

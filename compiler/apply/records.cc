@@ -19,20 +19,22 @@ const char* applied_refs(bool admin) {
   return admin ? kAdminAppliedRefs : kAppliedRefs;
 }
 
-// A trailer (`Runtime-Tree: `) of an applied record: a line that starts with the key, whose
-// value is one mlenvc writes (record_values.h); "" when there is none or it is anything else.
-std::string trailer(const std::string& message, std::string_view key) {
+std::string raw_trailer(const std::string& message, std::string_view key) {
   std::size_t at = 0;
   while (at < message.size()) {
     std::size_t end = std::min(message.find('\n', at), message.size());
     std::string_view line(message.data() + at, end - at);
-    if (line.starts_with(key)) {
-      std::string_view value = line.substr(key.size());
-      return valid_trailer_value(key, value) ? std::string(value) : std::string();
-    }
+    if (line.starts_with(key)) return std::string(line.substr(key.size()));
     at = end + 1;
   }
   return {};
+}
+
+// A trailer (`Runtime-Tree: `) of an applied record whose value is one mlenvc writes
+// (record_values.h); "" when there is none or it is anything else.
+std::string trailer(const std::string& message, std::string_view key) {
+  std::string value = raw_trailer(message, key);
+  return valid_trailer_value(key, value) ? value : std::string();
 }
 
 void load_applied_record(Repository& repo, bool admin, EnvPlan& env) {
@@ -43,6 +45,7 @@ void load_applied_record(Repository& repo, bool admin, EnvPlan& env) {
     return;
   }
   const std::string message = repo.commit_message(*applied);
+  env.record_message = message;
   env.applied_runtime_tree = trailer(message, kRuntimeTrailer);
   env.applied_parent = trailer(message, kParentTrailer);
   env.applied_image = trailer(message, kImageTrailer);

@@ -25,10 +25,19 @@ inline constexpr std::string_view kImageTrailer = "Image-Digest: ";
 /// `refs/mlenv/applied/`, or `refs/mlenv/applied-admin/` for --admin.
 const char* applied_refs(bool admin);
 
-/// A trailer (`Plan-Directory: `) of a record's message: the first line starting with `key`;
-/// "" when none, or when its value is not one mlenvc writes (valid_trailer_value), since the
-/// value reaches a client as an argument.
+/// A trailer of the core's (`Plan-Directory: `, `ApplySet-Parent: `, `Runtime-Tree: `,
+/// `Image-Digest: `) in a record's message: the first line starting with `key`; "" when none,
+/// or when its value is not one mlenvc writes (valid_trailer_value), since the value reaches a
+/// client as an argument. Any other key reads "": a provider's trailers are its own.
 std::string trailer(const std::string& message, std::string_view key);
+
+/// The value of trailer `key` as the record holds it, unchecked: the first line of `message`
+/// that starts with `key`, "" when none. Providers write their own trailers through
+/// record_applied (`Slurm-Job: `, `Local-Sessions: `), which the core stores as it stores any
+/// text, and read them back with this, each validating its own values before they reach a
+/// client (slurm_trailer, recorded_session_ids), as Terraform providers own their resources'
+/// state.
+std::string raw_trailer(const std::string& message, std::string_view key);
 
 /// Reads what `refs/mlenv/applied[-admin]/<env.unit>` recorded of `env`: its files, plan.json
 /// and trailers. A record of a destroyed env (an empty tree) reads as none.

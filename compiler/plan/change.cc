@@ -47,8 +47,8 @@ bool needs_allow_destroy(const std::string& kind, bool admin, bool shared) {
          (shared && !target::is_image_kind(kind));
 }
 
-bool kept_when_env_leaves(const std::string& kind) {
-  return kind == "PersistentVolumeClaim";
+bool kept_when_env_leaves(const std::string& kind, bool shared) {
+  return kind == "PersistentVolumeClaim" || (shared && !target::is_image_kind(kind));
 }
 
 std::string allow_destroy_flag(const std::string& address) {

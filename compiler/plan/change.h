@@ -53,10 +53,12 @@ bool grants_privileges(const std::string& kind);
 /// marks and apply's refusals (E0704) both follow.
 bool needs_allow_destroy(const std::string& kind, bool admin, bool shared);
 
-/// Whether an object of `kind` is kept with its data, not deleted, when its env leaves the
-/// cluster (`mlenvc destroy`, or the env removed from the plan) and --allow-destroy does not
-/// name it: a claim. The workload and everything else go, so the GPUs are free.
-bool kept_when_env_leaves(const std::string& kind);
+/// Whether an object of `kind` is kept, not deleted, when its env leaves the cluster (`mlenvc
+/// destroy`, or the env removed from the plan) and --allow-destroy does not name it: a claim,
+/// with its data, and an object the cluster's envs share (`shared`: its rails' attachments,
+/// its claims, its service account) but an image's, which goes with the last env that runs it.
+/// The workload and everything else go, so freeing the GPUs never deletes the cluster's own.
+bool kept_when_env_leaves(const std::string& kind, bool shared = false);
 
 /// `--allow-destroy=<address>`: what apply needs to delete or replace the object at `address`.
 std::string allow_destroy_flag(const std::string& address);

@@ -245,15 +245,20 @@ void diff_unit(const PlanTree& before, const PlanTree& after, const std::string&
   provider.diff_unit(before, after, unit, paths, diff);
 }
 
-// The claims of an env that left the plan stay with their data (kept_when_env_leaves), as
-// apply keeps them: its workload and other objects go.
+// The claims of an env that left the plan stay with their data, and the cluster's shared
+// objects stay for the cluster (kept_when_env_leaves), as apply keeps them: its workload and
+// other objects go.
 void keep_claims_of_removed_envs(const PlanTree& before, const PlanTree& after, PlanDiff& diff) {
   for (Change& change : diff.changes) {
-    if (change.action != Action::Delete || !kept_when_env_leaves(change.kind)) continue;
+    if (change.action != Action::Delete || !kept_when_env_leaves(change.kind, change.shared))
+      continue;
     const std::string plan_json = std::string(unit_of(change.address)) + "/plan.json";
     if (after.find(plan_json) != nullptr || before.find(plan_json) == nullptr) continue;
     change.action = Action::Keep;
-    change.notes.push_back("its env left the plan: its workload and other objects are deleted");
+    change.notes.push_back(change.shared && change.kind != "PersistentVolumeClaim"
+                               ? "the cluster's, shared by its envs: kept when an env leaves"
+                               : "its env left the plan: its workload and other objects are "
+                                 "deleted");
   }
 }
 

@@ -122,15 +122,17 @@ std::optional<std::pair<std::string, std::string>> find_clients(const ApplyReque
   return std::pair{kubectl, oc};
 }
 
-// The record's `Image-Digest:` trailer: the digest the env's workloads ran by, where apply
+// The record's trailers: `Shared-Manager:`, the field manager of the cluster's shared objects
+// it applied them as, and `Image-Digest:`, the digest the env's workloads ran by, where apply
 // pushed its image (a cluster's own build is asked for its digest at every apply).
-std::string image_trailers(const EnvPlan& env, const StepRunner& runner) {
+std::string record_trailers(const EnvPlan& env, const StepRunner& runner) {
+  std::string out = std::string(kSharedManagerTrailer) + shared_field_manager(env.unit) + "\n";
   for (const PlanAction& action : env.manifest.actions) {
     if (action.action != "push") continue;
     std::string digest = runner.digest(action.image);
-    if (!digest.empty()) return std::string(kImageTrailer) + digest + "\n";
+    if (!digest.empty()) return out + std::string(kImageTrailer) + digest + "\n";
   }
-  return "";
+  return out;
 }
 
 // The `api` of the env's cluster in its plan.json (the one applied, for an env that leaves);
@@ -166,8 +168,25 @@ bool check_servers(StepRunner& runner, const std::vector<const EnvPlan*>& envs,
   return true;
 }
 
-// Runs every env's preflight, then its steps, recording each env applied or destroyed; the
-// exit status.
+// Runs the waits of `env`, recorded as applied before them; false when one timed out or
+// failed, which leaves the env applied but not ready: status, destroy and the next apply
+// work from its record, and that apply resumes (an unchanged run is not applied again).
+bool run_waits(StepRunner& runner, const EnvPlan& env, const std::vector<Step>& waits, bool dry_run,
+               std::ostream& out) {
+  for (const Step& wait : waits) {
+    if (runner.run(wait, env.unit)) continue;
+    if (!dry_run) {
+      out << env.unit << " is applied, not ready: `" << wait.subject
+          << "` did not become ready; `mlenvc status " << env.manifest.env
+          << "` shows where it stands\n";
+    }
+    return false;
+  }
+  return true;
+}
+
+// Runs every env's preflight, then its steps, recording each env applied or destroyed, then
+// its waits; the exit status.
 int run_work(Repository& repo, const ApplyRequest& request, const ApplyWork& work,
              StepRunner& runner, const Head& head, std::ostream& out, Diagnostics& diagnostics) {
   std::vector<const EnvPlan*> applying;
@@ -193,14 +212,15 @@ int run_work(Repository& repo, const ApplyRequest& request, const ApplyWork& wor
     for (const Step& step : work.steps[i].steps) {
       if (!runner.run(step, env.unit)) return 1;
     }
-    if (request.dry_run) continue;
     const bool recorded =
-        removed ? record_destroyed(repo, env, request.steps.admin,
-                                   "The env left the plan at " + to_hex(*head.commit) + ".",
-                                   diagnostics)
-                : record_applied(repo, env, request.steps.admin, *head.commit, head_tree,
-                                 diagnostics, image_trailers(env, runner));
+        request.dry_run ||
+        (removed ? record_destroyed(repo, env, request.steps.admin,
+                                    "The env left the plan at " + to_hex(*head.commit) + ".",
+                                    diagnostics)
+                 : record_applied(repo, env, request.steps.admin, *head.commit, head_tree,
+                                  diagnostics, record_trailers(env, runner)));
     if (!recorded) return 1;
+    if (!run_waits(runner, env, work.steps[i].waits, request.dry_run, out)) return 1;
   }
   return runner.run_failed() ? kExitRunFailed : 0;
 }

@@ -41,6 +41,8 @@ std::optional<std::vector<plan::day2::ExposedUrl>> KubeProvider::exposed_urls(
 
 void KubeProvider::print_build(std::ostream&, const plan::day2::Session&) const {}
 
+void KubeProvider::print_queue(std::ostream&, const plan::day2::Session&) const {}
+
 const KubeProvider& kube_provider(ir::Platform platform) {
   const auto* kube = dynamic_cast<const KubeProvider*>(&provider(platform));
   if (kube == nullptr)

@@ -61,6 +61,9 @@ class KubeProvider : public Provider {
   /// Day 2 (`status`): a line on the env's newest build where the cluster builds its image;
   /// nothing otherwise.
   virtual void print_build(std::ostream& out, const plan::day2::Session& session) const;
+  /// Day 2 (`status`), when a rank has no pod: where the platform's queue holds the env's
+  /// workload and why (`queued in <queue>: <reason>`); nothing where it queues none.
+  virtual void print_queue(std::ostream& out, const plan::day2::Session& session) const;
 };
 
 /// The provider of `platform`, one that KubeProvider implements (OpenShift, Kubernetes).

@@ -57,6 +57,13 @@ std::string replace_reason(std::string_view kind, std::string_view path, bool ru
     if (under(path, "roleRef")) return cannot_change("roleRef", kind);
     return {};
   }
+  if (run && under(path, "spec.ttlSecondsAfterFinished")) {
+    // The one field of a run that changes in place: kubernetes ValidateJobSpecUpdate
+    // (pkg/apis/batch/validation/validation.go) leaves ttlSecondsAfterFinished mutable, and
+    // the JobSet webhook's ValidateUpdate (kubernetes-sigs/jobset pkg/webhooks) refuses only
+    // changes of spec.replicatedJobs: the TTL controller reads the new value.
+    return {};
+  }
   if (run) {
     // A Job's pod template is immutable once created (the API server rejects updates of
     // spec.template: "field is immutable"; the Job templates of a workload of Jobs likewise),

@@ -1,10 +1,13 @@
 #include "targets/kubernetes/kubernetes_provider.h"
-#include "targets/kubernetes/admission.h"
 
+#include <ostream>
 #include <string_view>
 
 #include "targets/common/plan_json.h"
+#include "targets/kube/day2/cluster_json.h"
+#include "targets/kube/day2/session.h"
 #include "targets/kube/kube_provider.h"
+#include "targets/kubernetes/admission.h"
 #include "targets/kubernetes/field_rules.h"
 #include "targets/kubernetes/jobset.h"
 #include "targets/kubernetes/kubernetes_target.h"
@@ -14,6 +17,8 @@ namespace {
 
 // The flattened path (compiler/plan/yaml_fields.h) of a workload's Kueue queue label.
 constexpr const char* kQueueLabelPath = R"(metadata.labels["kueue.x-k8s.io/queue-name"])";
+// And of its workload priority class label.
+constexpr const char* kPriorityLabelPath = R"(metadata.labels["kueue.x-k8s.io/priority-class"])";
 
 // True when `path` is `field` or lies under it.
 bool under(std::string_view path, std::string_view field) {
@@ -43,8 +48,18 @@ class KubernetesProvider : public KubeProvider {
   // two non-zero counts ("Allow only scale down to zero and scale up from zero"), and the pod
   // group's requests, ports and placement were admitted with it: apply deletes and creates
   // the StatefulSet, which Kueue admits again.
+  //
+  // A run's (a JobSet's) queue and priority are Kueue's to read at admission: its job
+  // framework webhook refuses a changed queue-name label while the job is not suspended
+  // (kubernetes-sigs/kueue pkg/controller/jobframework/validation.go,
+  // validateUpdateForQueueName), and the priority is the admitted Workload's
+  // (validateUpdateForWorkloadPriorityClassName): the run is deleted and queued again.
   std::string replace_reason(std::string_view kind, std::string_view path,
                              const std::map<std::string, std::string>& object) const override {
+    if (is_run_kind(kind) && under(path, kQueueLabelPath))
+      return "Kueue's webhook refuses a changed queue of a run it admitted: queued again";
+    if (is_run_kind(kind) && under(path, kPriorityLabelPath))
+      return "Kueue admitted the run at its old priority: queued again";
     if (kind == "StatefulSet" && object.count(kQueueLabelPath) != 0) {
       if (under(path, kQueueLabelPath) || under(path, "spec.replicas"))
         return "Kueue's webhook refuses it on a queued StatefulSet: re-created and admitted again";
@@ -56,6 +71,20 @@ class KubernetesProvider : public KubeProvider {
       }
     }
     return KubeProvider::replace_reason(kind, path, object);
+  }
+
+  // Kueue keeps a queued JobSet suspended, and a queued StatefulSet's pods gated, until it
+  // admits the workload: no pod, and its Workload says why.
+  void print_queue(std::ostream& out, const plan::day2::Session& session) const override {
+    for (const plan::PlanObject& object : session.env().plan.objects) {
+      if (object.kind != "JobSet" && object.kind != "StatefulSet") continue;
+      Diagnostics ignored;  // no Kueue, or no Workload: nothing to say
+      std::optional<std::string> text = session.capture(
+          plan::day2::kueue_workload_args(session.namespace_(), object.name), ignored);
+      const std::string queued = text ? plan::day2::parse_queued(*text) : "";
+      if (!queued.empty()) out << "  " << queued << '\n';
+      return;
+    }
   }
 
  private:

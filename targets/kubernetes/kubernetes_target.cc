@@ -130,11 +130,30 @@ std::vector<Note> env_notes(const EnvLayout& layout) {
   return notes;
 }
 
+// The node label whose every domain is one node.
+constexpr std::string_view kHostnameLabel = "kubernetes.io/hostname";
+
+// E0540: a required topology of one node per domain (`kubernetes.io/hostname`) asks Kueue for
+// all the env's pods on one node, and their required anti-affinity allows one pod per node:
+// no domain ever fits the pod set, and the run waits in its queue for ever.
+bool check_hostname_topology(const ir::Env& env, Diagnostics& diagnostics) {
+  if (env.cluster.topology != kHostnameLabel || env.nodes < 2) return false;
+  diagnostics.report(Code::E0540, env.range,
+                     "env `" + env.name + "` runs " + std::to_string(env.nodes) +
+                         " pods, one per node, and the cluster's `topology = \"" +
+                         std::string(kHostnameLabel) +
+                         "\"` asks Kueue for all of them on one node: it never admits the run",
+                     "name a level holding several nodes (a rack or block label), or drop the "
+                     "cluster's `topology`");
+  return true;
+}
+
 // E0540: Kueue's topology-aware scheduling places pods by free resources and ignores the pods'
 // required anti-affinity (kueue pkg/cache/scheduler/tas_flavor_snapshot.go), so only pods that
 // fill a node's GPUs are sure to land one per node.
 void check_topology(const ir::Env& env, Diagnostics& diagnostics) {
   const int per_node = env.cluster.gpus.per_node;
+  if (check_hostname_topology(env, diagnostics)) return;
   if (env.cluster.topology.empty() || env.nodes < 2 || (per_node > 0 && env.gpus == per_node)) {
     return;
   }

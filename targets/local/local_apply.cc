@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include <yaml-cpp/yaml.h>
@@ -61,9 +62,8 @@ std::vector<int> recorded_sessions(const Repository& repo, const EnvPlan& env,
                                    const std::string& dir) {
   std::vector<int> sids = running_sessions(dir, node_count(env));
   if (!env.applied_commit) return sids;
-  std::istringstream words(
-      trailer(repo.commit_message(*env.applied_commit), kLocalSessionsTrailer));
-  for (std::string record; words >> record;) {
+  for (const std::string& record :
+       recorded_session_records(repo.commit_message(*env.applied_commit))) {
     std::optional<int> sid = target::local::recorded_session(record);
     if (sid && std::find(sids.begin(), sids.end(), *sid) == sids.end()) sids.push_back(*sid);
   }
@@ -316,6 +316,32 @@ bool destroy_env(Repository& repo, const EnvPlan& env, const std::string& dir, b
 }
 
 }  // namespace
+
+std::vector<std::string> recorded_session_records(const std::string& message) {
+  std::vector<std::string> out;
+  std::istringstream words(raw_trailer(message, kLocalSessionsTrailer));
+  auto digits = [](std::string_view text, std::size_t most) {
+    return !text.empty() && text.size() <= most &&
+           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  for (std::string word; words >> word;) {
+    // `SID` or `SID:START` (the leader's start time, local_processes.h session_record).
+    const std::size_t colon = word.find(':');
+    const std::string_view sid = std::string_view(word).substr(0, colon);
+    const bool start_ok =
+        colon == std::string::npos || digits(std::string_view(word).substr(colon + 1), 20);
+    if (!digits(sid, 9) || !start_ok || std::stoi(std::string(sid)) < 2) return {};
+    out.push_back(word);
+  }
+  return out;
+}
+
+std::vector<int> recorded_session_ids(const std::string& message) {
+  std::vector<int> out;
+  for (const std::string& record : recorded_session_records(message))
+    out.push_back(std::stoi(record.substr(0, record.find(':'))));
+  return out;
+}
 
 int LocalApplyDriver::apply(const ApplyContext& context, const std::vector<EnvPlan>& envs,
                             const std::vector<EnvPlan>& removed, std::ostream& out,

@@ -7,8 +7,18 @@
 
 namespace mlenv::plan {
 
-/// The trailer of a local env's apply record: the session id of each rank, in rank order.
+/// The trailer of a local env's apply record: each rank's session, in rank order, as
+/// `SID:START` (the leader's start time, which tells it from a process that reused its id).
 inline constexpr std::string_view kLocalSessionsTrailer = "Local-Sessions: ";
+
+/// The sessions a record's `Local-Sessions:` trailer names, read back only as apply writes it:
+/// space-separated `SID` or `SID:START`, each SID 2 or more (stopping session 1, or 0 and
+/// negative ids, which kill() reads as groups, would signal far more than an env's nodes);
+/// none when any word is not one.
+std::vector<std::string> recorded_session_records(const std::string& message);
+
+/// The session ids of recorded_session_records.
+std::vector<int> recorded_session_ids(const std::string& message);
 
 /// Starts each env's nodes (plan.json action `start`); stops the nodes of a changed env first,
 /// and of an env that left the plan; `--wait` waits for every node to exit.

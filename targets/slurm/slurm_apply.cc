@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "compiler/apply/image_builder.h"
+#include "compiler/apply/record_values.h"
 #include "compiler/apply/records.h"
 #include "compiler/apply/runner.h"
 #include "targets/slurm/sbatch.h"
@@ -58,7 +59,7 @@ int wait_for_jobs(const ApplyRequest& request, const std::vector<SubmittedJob>& 
 
 // The value of trailer `key` in the env's last apply, "" when it has none.
 std::string recorded(const Repository& repo, const EnvPlan& env, std::string_view key) {
-  return env.applied_commit ? trailer(repo.commit_message(*env.applied_commit), key) : "";
+  return env.applied_commit ? slurm_trailer(repo.commit_message(*env.applied_commit), key) : "";
 }
 
 // The Slurm job of the env's last apply, "" when it has none.
@@ -226,6 +227,13 @@ AppliedImages recorded_images(const Repository& repo, const std::string& workdir
 }
 
 }  // namespace
+
+std::string slurm_trailer(const std::string& message, std::string_view key) {
+  const std::string value = raw_trailer(message, key);
+  const bool valid = (key == kSlurmJobTrailer && is_slurm_job_id(value)) ||
+                     (key == kSlurmImageTrailer && is_squashfs_path(value));
+  return valid ? value : std::string();
+}
 
 int SlurmApplyDriver::apply(const ApplyContext& context, const std::vector<EnvPlan>& envs,
                             const std::vector<EnvPlan>& removed, std::ostream& out,

@@ -17,6 +17,11 @@ namespace mlenv::plan {
 /// The trailer that records a submitted env's Slurm job id.
 inline constexpr std::string_view kSlurmJobTrailer = "Slurm-Job: ";
 
+/// A trailer of the Slurm provider's (`Slurm-Job: `, `Slurm-Image: `) in a record's message,
+/// read back only as apply writes it: a job id (is_slurm_job_id) or the squashfs path
+/// (is_squashfs_path), since it reaches scancel or sbatch as an argument; "" otherwise.
+std::string slurm_trailer(const std::string& message, std::string_view key);
+
 /// The Slurm provider's ApplyDriver: envs are submitted with sbatch, not applied.
 class SlurmApplyDriver : public ApplyDriver {
  public:

@@ -21,11 +21,11 @@ std::optional<ResultsSource> SlurmDay2Driver::results(const PlanManifest& env,
   std::string message = record ? repo->commit_message(*record) : "";
   // A destroy's record names no job: the apply record it followed does, and the job's files
   // stay on disk (compiler/apply/records.cc record_destroyed).
-  if (record && trailer(message, kSlurmJobTrailer).empty()) {
+  if (record && slurm_trailer(message, kSlurmJobTrailer).empty()) {
     if (std::optional<ObjectId> applied = repo->first_parent(*record))
       message = repo->commit_message(*applied);
   }
-  const std::string job = trailer(message, kSlurmJobTrailer);
+  const std::string job = slurm_trailer(message, kSlurmJobTrailer);
   if (job.empty())
     return ResultsSource{std::nullopt, "`" + unit + "` has no submitted Slurm job recorded"};
   const std::string path = (std::filesystem::path(repo->workdir()) /

@@ -101,7 +101,7 @@ int refuse_on_slurm(const AppliedEnv& env, std::string_view command, std::string
 }
 
 std::string job_id(const AppliedEnv& env) {
-  return trailer(env.record_message, kSlurmJobTrailer);
+  return slurm_trailer(env.record_message, kSlurmJobTrailer);
 }
 
 bool SlurmDay2Driver::status(AppliedEnv env, const EnvRequest& request, std::ostream& out,

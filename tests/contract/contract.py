@@ -42,6 +42,9 @@ import re
 import sys
 
 BUILD_ACTIONS = ("build", "push")
+# The kinds of an image's shared objects, which go with the last env that runs the image
+# (Provider::is_image_kind); the cluster's other shared objects stay when an env leaves.
+IMAGE_KINDS = ("BuildConfig", "ImageStream")
 RUN_OF_ACTION = {"submit": "SlurmJob", "start": "LocalRun"}
 
 
@@ -150,7 +153,7 @@ def expect_destroy(plan_dir, unit):
         # --allow-destroy names them (issue 18 C).
         if obj.get("admin") or obj.get("kind") == "PersistentVolumeClaim":
             continue
-        if obj.get("shared") and obj["address"] in kept:
+        if obj.get("shared") and (obj["address"] in kept or obj.get("kind") not in IMAGE_KINDS):
             continue
         cluster = unit.split("/")[0]
         where = f"{cluster}/_shared" if obj.get("shared") else unit

@@ -46,8 +46,9 @@ contract_edit '/^env eval/,/^}/d' "the run with an image of its own removed: its
 contract_plan && contract_apply
 contract_edit '/^env train/,/^}/d' "a run removed: dev keeps its image"
 # The cluster's claims are shared (dev still mounts them) and kept with their data when the
-# last env leaves: neither takes a flag nor deletes one.
-contract_plan && contract_apply
+# last env leaves: neither takes a flag nor deletes one. The run's folder is gone too: the
+# record alone says what it applied (issue 30.7).
+contract_plan && rm -rf plans/lab/train && contract_apply
 # Kueue's queue is Kubernetes' (E0418 on OpenShift), and every env of dev's namespace needs it.
 queue=''
 [ "$platform" = openshift ] || queue='\n  queue   = "team-a"'

@@ -40,7 +40,8 @@ contract_plan && contract_apply
 contract_edit 's/einops==0.8.0/einops==0.8.1/' "the image: rebuilt once"
 contract_plan && contract_apply
 contract_edit '/^env host/,/^}/d' "the host env removed"
-contract_plan && contract_apply
+# Its folder is gone too, logs and all: the record alone names its job (issue 30.7).
+contract_plan && rm -rf plans/hpc/host && contract_apply
 contract_edit '/^env boxed2/,/^}/d' "an env of the image removed: boxed keeps it"
 contract_plan && contract_apply
 contract_edit '$a env boxed3 {\n  cluster = hpc\n  image   = app\n  nodes   = 1\n  gpus    = 0\n  network = tcp\n  command = ["python", "eval.py"]\n}' \

@@ -14,6 +14,7 @@
 #include "compiler/apply/results.h"
 #include "targets/common/plan_json.h"
 #include "targets/kube/day2/cluster_json.h"
+#include "targets/local/local_drivers.h"
 #include "targets/openshift/day2/builds.h"
 #include "targets/openshift/day2/routes.h"
 #include "targets/slurm/slurm_apply.h"
@@ -37,18 +38,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     require(parse_plan_json(write_plan_json(*plan), error).has_value());
   (void)parse_program_inputs(text, error);
   // A trailer is read back only as a value mlenvc writes, whatever the record holds.
-  for (std::string_view key :
-       {kPlanDirTrailer, kRuntimeTrailer, kParentTrailer, kSlurmJobTrailer}) {
+  for (std::string_view key : {kPlanDirTrailer, kRuntimeTrailer, kParentTrailer}) {
     std::string value = trailer(text, key);
     require(value.empty() || valid_trailer_value(key, value));
     require(value.empty() || value.front() != '-');
   }
+  // A provider's own trailers, read back by the provider.
+  const std::string job = slurm_trailer(text, kSlurmJobTrailer);
+  require(job.empty() || is_slurm_job_id(job));
+  for (int sid : recorded_session_ids(text)) require(sid >= 2);
   if (auto pods = day2::parse_rank_pods(text, "env", error)) {
     for (const day2::RankPod& pod : *pods) require(is_object_name(pod.name));
   }
   (void)day2::parse_routes(text, error);
   (void)day2::parse_latest_build(text, error);
   (void)day2::parse_boot_status(text, error);
+  (void)day2::parse_queued(text);
   (void)parse_results(text, error);
   if (auto line = find_results_line(text)) (void)parse_results(*line, error);
   (void)slurm::parse_squeue(text);

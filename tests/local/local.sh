@@ -6,7 +6,8 @@
 # shows both running, shell --rank 1 has the command's environment, an unchanged apply keeps
 # it, a changed one restarts it, destroy ends every process of its nodes and keeps none. A
 # reused pid, an `env` on PATH and a planted run/runtime are not trusted (issue 32). A field
-# that does not apply on local is E0418, a port two local envs share E0423.
+# that does not apply on local is E0418, a port two local envs share E0423. An env whose folder
+# left the plan is stopped by the sessions its record names.
 # Usage: local.sh MLENVC MLENV_BOOT PROGRAM_TEMPLATE
 set -euo pipefail
 mlenvc=$1 boot=$2 template=$3
@@ -144,4 +145,19 @@ sed "s/rdzv_port   = ${ports[2]}/rdzv_port   = ${ports[1]}/" lab.mlenv >clash.ml
 if "$mlenvc" check clash.mlenv >check.out 2>&1; then fail "a shared port passed on local"; fi
 grep -q "E0423.*port ${ports[1]} is also the port of env \`ranks\`" check.out ||
   { cat check.out; fail "a shared port is not E0423"; }
+# An env whose folder left the plan, run/ and all, is stopped by the sessions its record names
+# (`Local-Sessions:`, issue 30.7): no pid file says where its nodes are any more.
+MLENV_BOOT=$boot "$mlenvc" apply >apply.out 2>&1 || { cat apply.out; fail "apply failed"; }
+for rank in 0 1; do sessions+=("$(cat "plans/laptop/sleeper/run/rank-$rank.pid")"); done
+sids=$(cat plans/laptop/sleeper/run/rank-*.pid)
+sed -i '/^env sleeper/,/^}/d' lab.mlenv && git commit -qam "sleeper leaves"
+"$mlenvc" plan lab.mlenv >plan.out 2>&1 || { cat plan.out; exit 1; }
+rm -rf plans/laptop/sleeper
+MLENV_BOOT=$boot "$mlenvc" apply >apply.out 2>&1 || { cat apply.out; fail "apply failed"; }
+grep -q 'Stopping 2 running nodes of laptop/sleeper' apply.out ||
+  { cat apply.out; fail "the env whose folder left was not stopped"; }
+for sid in $sids; do
+  left=$(ps -o stat= -s "$sid" | grep -v '^Z' || true)
+  [ -z "$left" ] || { ps -f -s "$sid"; fail "session $sid of the env that left still runs"; }
+done
 echo "local: two nodes ran, status, logs, shell and destroy work; partition is E0418"

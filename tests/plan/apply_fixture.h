@@ -46,7 +46,8 @@ struct ApplyFixture {
     for (const char* name :
          {"MLENV_FAKE_LOG", "MLENV_FAKE_FAIL", "MLENV_FAKE_SLEEP", "MLENV_FAKE_SLEEP_ON",
           "MLENV_FAKE_PIDS", "MLENV_FAKE_WRITE", "MLENV_FAKE_WRITE_VALUE", "MLENV_FAKE_REPLIES",
-          "MLENV_FAKE_DIGEST", "MLENV_FAKE_SERVER", "MLENV_FAKE_API"}) {
+          "MLENV_FAKE_DIGEST", "MLENV_FAKE_SERVER", "MLENV_FAKE_API", "MLENV_FAKE_STATE",
+          "MLENV_FAKE_BUILDS"}) {
       unsetenv(name);
     }
   }

@@ -9,6 +9,7 @@
 #include "compiler/apply/applyset.h"
 #include "compiler/apply/destroy.h"
 #include "compiler/apply/runner.h"
+#include "compiler/day2/commands.h"
 #include "targets/kube/apply/step_runner.h"
 #include "tests/plan/apply_fixture.h"
 
@@ -71,8 +72,9 @@ TEST_CASE("a first apply checks, creates the Secret, builds, and applies workloa
       kReadDigest,
       "oc " + kSsa + " -n nccl-test -f -",  // Service
       "oc " + kSsa + " -n nccl-test -f -",  // StatefulSet
-      "oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=30m",
       "oc " + kSsa + " -n nccl-test -f -",  // Route
+      // Recorded as applied, then waited for (issue 30.1).
+      "oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=30m",
   };
   CHECK(f.commands() == expected);
   std::string log = read_file(f.log);
@@ -266,12 +268,14 @@ TEST_CASE("objects that left the plan are pruned through the ApplySet label, las
   f.commit_plan();
   REQUIRE(f.apply() == 0);
   std::vector<std::string> commands = f.commands();
-  REQUIRE(commands.size() >= 2);
-  CHECK(commands[commands.size() - 2].starts_with(
+  REQUIRE(commands.size() >= 3);
+  CHECK(commands[commands.size() - 3].starts_with(
       "oc delete routes.route.openshift.io -n nccl-test -l applyset.k8s.io/part-of=applyset-"));
-  CHECK(commands[commands.size() - 2].ends_with(
+  CHECK(commands[commands.size() - 3].ends_with(
       " --field-selector metadata.name=ml-dev-env-jupyter --ignore-not-found --wait=true"));
-  CHECK(commands.back() == "oc " + kSsa + " -n nccl-test -f -");  // the parent, trimmed
+  CHECK(commands[commands.size() - 2] == "oc " + kSsa + " -n nccl-test -f -");  // the parent
+  // The rollout is waited for once the env is recorded.
+  CHECK(commands.back() == "oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=30m");
   // Only objects it applied: a third apply has nothing left to prune.
   REQUIRE(f.apply() == 0);
   for (const std::string& command : f.commands())
@@ -320,6 +324,33 @@ TEST_CASE("PVCs and SCCs are never deleted unless --allow-destroy names each", "
         "--ignore-not-found --wait=true");
 }
 
+TEST_CASE("a shared object changes under the cluster's one field manager, with no conflict",
+          "[apply]") {
+  // Issue 30.2. The stand-in holds each field's managers as the API server does (fake_api.py):
+  // under a manager per env, both envs co-own the attachment's config and any later change by
+  // either is refused as a conflict. Under the cluster's one manager, the change applies.
+  ApplyFixture f;
+  const std::string state = f.dir.path() + "/.fake-state.json";
+  setenv("MLENV_FAKE_STATE", state.c_str(), 1);
+  FakeObject nad = shared_attachment();
+  f.env.objects.insert(f.env.objects.begin() + 2, nad);
+  FakeEnv bob = typical_env("bob");
+  bob.objects.insert(bob.objects.begin() + 2, nad);
+  f.others = {bob};
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  // The rail's IPAM changes, in every env's copy.
+  for (FakeEnv* env : {&f.env, &f.others[0]})
+    object(*env, "NetworkAttachmentDefinition", "rail1").body =
+        "spec:\n  config: '{\"ipam\":{}}'\n";
+  f.commit_plan();
+  CHECK(f.apply() == 0);
+  CHECK(f.err.find("conflict") == std::string::npos);
+  CHECK(read_file(state).find("ipam") != std::string::npos);
+  CHECK(message(f.dir.path(), "refs/mlenv/applied/barcelona/bob")
+            .find("Shared-Manager: mlenvc-barcelona-shared\n") != std::string::npos);
+}
+
 TEST_CASE("shared objects are applied without the env's label and kept unless allowed", "[apply]") {
   ApplyFixture f;
   FakeObject nad = shared_attachment();
@@ -328,8 +359,8 @@ TEST_CASE("shared objects are applied without the env's label and kept unless al
   REQUIRE(f.apply() == 0);
   std::vector<std::string> applied = f.commands();
   CHECK(std::count(applied.begin(), applied.end(),
-                   "oc apply --server-side --field-manager=mlenvc-ml-dev-env -n nccl-test -f -") ==
-        1);  // the env's own field manager: other envs' fields on it stay theirs
+                   "oc apply --server-side --field-manager=mlenvc-barcelona-shared -n nccl-test "
+                   "-f -") == 1);  // the cluster's one field manager of its shared objects
   std::string log = read_file(f.log);
   std::size_t at = log.find("\"kind\":\"NetworkAttachmentDefinition\"");
   REQUIRE(at != std::string::npos);
@@ -379,11 +410,13 @@ TEST_CASE("a change that cannot apply in place deletes the object first", "[appl
   f.commit_plan();
   REQUIRE(f.apply() == 0);
   std::vector<std::string> commands = f.commands();
-  auto sts = std::find(commands.begin(), commands.end(),
-                       "oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=30m");
-  REQUIRE(sts - commands.begin() >= 2);
-  CHECK((sts - 2)->starts_with(
-      "oc delete statefulsets.apps -n nccl-test -l applyset.k8s.io/part-of="));
+  auto del = std::find_if(commands.begin(), commands.end(), [](const std::string& c) {
+    return c.starts_with("oc delete statefulsets.apps -n nccl-test -l applyset.k8s.io/part-of=");
+  });
+  REQUIRE(del != commands.end());
+  REQUIRE(del + 1 != commands.end());
+  CHECK(*(del + 1) == "oc " + kSsa + " -n nccl-test -f -");
+  CHECK(applied_json(read_file(f.log), "StatefulSet").find("OrderedReady") != std::string::npos);
 }
 
 TEST_CASE("an uncommitted plan is refused", "[apply]") {
@@ -474,12 +507,25 @@ TEST_CASE("the client can be named, and kubectl alone cannot start a build", "[a
 
 TEST_CASE("a failing command stops apply, nothing is pruned or recorded", "[apply]") {
   ApplyFixture f;
+  setenv("MLENV_FAKE_FAIL", "start-build", 1);
+  CHECK(f.apply() == 1);
+  CHECK(count(f.commands(), "oc start-build") == 1);
+  CHECK(applied_json(read_file(f.log), "StatefulSet").empty());
+  CHECK(f.err.find("error[E0706]") != std::string::npos);
+  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+}
+
+TEST_CASE("a failing rollout stops apply after the env is recorded as applied", "[apply]") {
+  // Every object is on the cluster before the rollout is waited for (issue 30.1).
+  ApplyFixture f;
   setenv("MLENV_FAKE_FAIL", "rollout", 1);
   CHECK(f.apply() == 1);
   CHECK(f.commands().back() ==
         "oc rollout status statefulset/ml-dev-env -n nccl-test --timeout=30m");
   CHECK(f.err.find("error[E0706]") != std::string::npos);
-  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+  CHECK(f.out.find("barcelona/ml-dev-env is applied, not ready: `StatefulSet/ml-dev-env`") !=
+        std::string::npos);
+  CHECK(!rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
 }
 
 // A run: the typical env with an Indexed Job `trainer` in place of its StatefulSet.
@@ -553,6 +599,36 @@ TEST_CASE("a changed run replaces its Job: delete with its pods first, then crea
   CHECK(count(f.commands(), "oc delete jobs.batch") == 1);
   CHECK(count(f.commands(), "oc delete") == 1);
   CHECK(!applied_json(read_file(f.log), "Job").empty());
+}
+
+TEST_CASE("a run's ttl changes in place; a run its ttl removed is not started again", "[apply]") {
+  // Issue 30.6: ttlSecondsAfterFinished is mutable on a Job (kubernetes ValidateJobSpecUpdate
+  // leaves it out of the immutable fields) and on a JobSet; the stand-in refuses any change of
+  // the pod template, so an update in place must not touch it.
+  ApplyFixture f;
+  make_run(f);
+  setenv("MLENV_FAKE_STATE", (f.dir.path() + "/.fake-state.json").c_str(), 1);
+  std::string& body = object(f.env, "Job", "trainer").body;
+  body.insert(body.find("  completionMode"), "  ttlSecondsAfterFinished: 3600\n");
+  f.commit_plan();
+  REQUIRE(f.apply() == 0);
+  body.replace(body.find("3600"), 4, "7200");
+  f.commit_plan();
+  CHECK(f.planned.count(Action::Replace) == 0);
+  CHECK(f.planned.count(Action::Update) == 1);
+  REQUIRE(f.apply() == 0);
+  CHECK(count(f.commands(), "oc delete") == 0);
+  CHECK(count(f.commands(), "oc get jobs.batch trainer -n nccl-test --ignore-not-found -o name") ==
+        1);
+  CHECK(applied_json(read_file(f.log), "Job").find("\"ttlSecondsAfterFinished\":7200") !=
+        std::string::npos);
+  // Finished and removed by its ttl: the change is not applied, which would run it again.
+  body.replace(body.find("7200"), 4, "60");
+  f.commit_plan();
+  f.reply({"get jobs.batch trainer|0|"}, true);
+  REQUIRE(f.apply() == 0);
+  CHECK(applied_json(read_file(f.log), "Job").empty());
+  CHECK(f.out.find("trainer: gone (it finished and its ttl removed it)") != std::string::npos);
 }
 
 TEST_CASE("apply --wait polls the Job until Complete and exits 0", "[apply]") {
@@ -647,11 +723,42 @@ TEST_CASE("apply stops a StatefulSet's rollout when Pod Security refuses its pod
   CHECK(count(commands,
               "oc get events -n nccl-test --field-selector "
               "reason=FailedCreate,involvedObject.kind=StatefulSet") == 1);
-  // Nothing after the StatefulSet: its Route is not applied.
+  // The env was recorded before the wait (its Route too is on the cluster); the refusal is the
+  // last thing apply read.
   CHECK(commands.back().starts_with("oc get events"));
-  CHECK(applied_json(read_file(f.log), "Route").empty());
-  // Like a failed rollout: nothing is recorded, the next apply waits again.
+  CHECK(!applied_json(read_file(f.log), "Route").empty());
+  CHECK(!rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+}
+
+TEST_CASE("apply sends no RDMA pods to a namespace whose Pod Security level refuses them",
+          "[apply]") {
+  // Baseline admits only its own capabilities (k8s.io/pod-security-admission
+  // policy/check_capabilities_baseline.go): a container adding IPC_LOCK is refused. apply reads
+  // the namespace's enforce label first and sends nothing, naming the level, the env and the
+  // label to set.
+  ApplyFixture f;
+  std::string& body = object(f.env, "StatefulSet", "ml-dev-env").body;
+  body.insert(body.find("        env:"),
+              "        securityContext:\n          capabilities:\n            add: [IPC_LOCK]\n");
+  f.commit_plan();
+  const std::string read_level =
+      "oc get namespace nccl-test -o "
+      "jsonpath={.metadata.labels.pod-security\\.kubernetes\\.io/enforce}";
+  f.reply({"jsonpath={.metadata.labels.pod-security|0|baseline"}, true);
+  CHECK(f.apply() == 1);
+  CHECK(count(f.commands(), read_level) == 1);
+  CHECK(count(f.commands(), "oc apply") == 0);
+  CHECK(f.err.find("error[E0713]: the pods of `barcelona/ml-dev-env/StatefulSet/ml-dev-env` need "
+                   "Pod Security level `privileged`, and namespace `nccl-test` enforces "
+                   "`baseline`") != std::string::npos);
+  CHECK(f.err.find("container `main` adds the capability IPC_LOCK, which `baseline` refuses") !=
+        std::string::npos);
+  CHECK(f.err.find("kubectl label namespace nccl-test "
+                   "pod-security.kubernetes.io/enforce=privileged") != std::string::npos);
   CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+  // Labelled privileged (or not labelled: the cluster's default, which apply cannot read).
+  f.reply({"jsonpath={.metadata.labels.pod-security|0|privileged"}, true);
+  CHECK(f.apply() == 0);
 }
 
 TEST_CASE("a rollout whose pods are not refused waits in rounds until --timeout", "[apply]") {
@@ -674,7 +781,34 @@ TEST_CASE("a rollout whose pods are not refused waits in rounds until --timeout"
   std::vector<std::string> commands = f.commands();
   CHECK(count(commands, "oc rollout status statefulset/ml-dev-env") >= 2);
   CHECK(count(commands, "oc get events") >= 1);
-  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+  CHECK(!rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+}
+
+TEST_CASE("apply --wait says where Kueue holds a queued run when it gives up", "[apply]") {
+  // Issue 30.5: Kueue keeps a queued JobSet suspended until its Workload is admitted; the
+  // Workload's QuotaReserved condition says why not (kueue apis/kueue/v1beta1
+  // workload_types.go). A wait that ends unfinished names the queue and Kueue's reason, not
+  // only a timeout.
+  ApplyFixture f;
+  std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/podman");
+  make_kubernetes_run(f);
+  object(f.env, "JobSet", "trainer")
+      .body.insert(0, "  labels:\n    kueue.x-k8s.io/queue-name: team-a\n");
+  f.commit_plan();
+  f.reply({"get jobset|0|",
+           "get workloads.kueue.x-k8s.io|0|team-a\tFalse\tPending\tcouldn't assign flavors to pod "
+           "set "
+           "node: insufficient unused quota for nvidia.com/gpu in flavor h100, 8 more needed"},
+          true);
+  ApplyRequest request;
+  request.steps.wait = true;
+  request.steps.timeout = "1s";
+  request.poll_ms = 100;
+  CHECK(f.apply(request) == 1);
+  CHECK(f.err.find("error[E0707]: `JobSet/trainer` did not finish within 1s") != std::string::npos);
+  CHECK(f.err.find("queued in `team-a`: Pending: couldn't assign flavors to pod set node: "
+                   "insufficient unused quota") != std::string::npos);
+  CHECK(f.out.find("JobSet/trainer: queued in `team-a`: Pending") != std::string::npos);
 }
 
 TEST_CASE("a failed JobSet's E0713 names its pods by the JobSet's label", "[apply]") {
@@ -703,7 +837,53 @@ TEST_CASE("apply --wait gives up at --timeout", "[apply]") {
   request.poll_ms = 100;
   CHECK(f.apply(request) == 1);
   CHECK(f.err.find("error[E0707]: `Job/trainer` did not finish within 1s") != std::string::npos);
-  CHECK(rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+  // The Job is on the cluster: the apply is recorded before the wait.
+  CHECK(!rev_parse(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env").empty());
+}
+
+TEST_CASE("a wait that times out leaves the record: status, plan, apply and destroy follow it",
+          "[apply]") {
+  // Issue 30.1. The stand-in holds the cluster's objects and refuses a change of a Job's pod
+  // template as the API server does (fake_api.py); each build makes a new digest. The timed-out
+  // run is applied, not ready; the next apply resumes: nothing is built, the Job is not applied
+  // again (with another digest the API server would refuse it).
+  ApplyFixture f;
+  make_run(f);
+  setenv("MLENV_FAKE_STATE", (f.dir.path() + "/.fake-state.json").c_str(), 1);
+  setenv("MLENV_FAKE_BUILDS", (f.dir.path() + "/.builds").c_str(), 1);
+  f.reply({"get namespace|0|namespace/nccl-test", "auth can-i|0|yes", "get job|0|",
+           "get pods|0|{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[]}"});
+  ApplyRequest request;
+  request.steps.wait = true;
+  request.steps.timeout = "1s";
+  request.poll_ms = 100;
+  CHECK(f.apply(request) == 1);
+  CHECK(f.err.find("error[E0707]: `Job/trainer` did not finish within 1s") != std::string::npos);
+  CHECK(f.out.find("barcelona/ml-dev-env is applied, not ready: `Job/trainer`") !=
+        std::string::npos);
+  CHECK(show(f.dir.path(), "refs/mlenv/applied/barcelona/ml-dev-env", "plan.json") ==
+        show(f.dir.path(), "HEAD", "plans/barcelona/ml-dev-env/plan.json"));
+  {
+    ChangeDir in(f.dir.path());
+    std::ostringstream out;
+    Diagnostics diagnostics;
+    day2::show_status({"ml-dev-env", "", 60}, out, diagnostics);
+    CHECK(out.str().starts_with("barcelona/ml-dev-env (namespace nccl-test"));
+    for (const Diagnostic& d : diagnostics.all()) CHECK(d.code != Code::E0750);
+  }
+  f.commit_plan();
+  CHECK(f.planned.empty());
+  REQUIRE(f.apply(request) == 0);
+  CHECK(count(f.commands(), "oc start-build") == 0);
+  CHECK(applied_json(read_file(f.log), "Job").empty());
+  ChangeDir in(f.dir.path());
+  DestroyRequest destroy;
+  destroy.env = "ml-dev-env";
+  std::ostringstream out;
+  Diagnostics diagnostics;
+  CHECK(destroy_env(destroy, out, diagnostics) == 0);
+  CHECK(read_file(f.dir.path() + "/.fake-state.json").find("Job/nccl-test/trainer") ==
+        std::string::npos);
 }
 
 TEST_CASE("apply --timeout bounds every client call, not only builds and rollouts", "[apply]") {

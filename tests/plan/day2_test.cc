@@ -599,6 +599,31 @@ TEST_CASE("day2: a Kubernetes env's status and urls ask for no Route or build", 
     CHECK(command.find("routes") == std::string::npos);
 }
 
+TEST_CASE("day2: status of a run Kueue holds says in which queue and why", "[day2]") {
+  // Issue 30.5: Kueue keeps a queued JobSet suspended (no pod, every rank Missing) while its
+  // Workload's QuotaReserved condition is False with Kueue's reason.
+  Day2Fixture f("per_pod", false);
+  std::filesystem::create_symlink(MLENV_FAKE_KUBECTL, f.dir.path() + "/.bin/podman");
+  make_kubernetes_run(f);
+  REQUIRE(f.apply() == 0);
+  f.reply({"get pods|0|{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[]}",
+           "get workloads.kueue.x-k8s.io|0|team-a\tFalse\tPending\tcouldn't assign flavors to "
+           "pod set node: insufficient unused quota for nvidia.com/gpu"},
+          true);
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"ml-dev-env", "", 60}, out, d);
+  }) == 0);
+  CHECK(f.out.find("Missing") != std::string::npos);
+  CHECK(f.out.find("\n  queued in `team-a`: Pending: couldn't assign flavors to pod set node: "
+                   "insufficient unused quota for nvidia.com/gpu\n") != std::string::npos);
+  // Admitted (quota reserved): nothing to say.
+  f.reply({"get workloads.kueue.x-k8s.io|0|team-a\tTrue\tQuotaReserved\t"}, true);
+  REQUIRE(f.day2([](std::ostream& out, Diagnostics& d) {
+    return show_status({"ml-dev-env", "", 60}, out, d);
+  }) == 0);
+  CHECK(f.out.find("queued") == std::string::npos);
+}
+
 // A day-2 command names pods, Routes and Jobs by the env's names, which another cluster may
 // hold too (staging beside production): like apply (E0719), every command that asks the
 // cluster first compares the host of the client's current server with the cluster's `api`.

@@ -232,7 +232,7 @@ TEST_CASE("the plan marks exactly the objects apply refuses to delete or keeps w
               "- `barcelona/ml-dev-env/PersistentVolumeClaim/workspace` is kept with its data; "
               "`--allow-destroy=barcelona/ml-dev-env/PersistentVolumeClaim/workspace` deletes "
               "it\n") != std::string::npos);
-    CHECK(markdown.str().find(", 1 to keep.**") != std::string::npos);
+    CHECK(markdown.str().find(", 2 to keep.**") != std::string::npos);
     CHECK(markdown.str().find(
               "- :warning: `barcelona/_admin/SecurityContextConstraints/mlenvc-rdma` belongs to "
               "the platform team (`_admin`): apply needs "
@@ -249,12 +249,14 @@ TEST_CASE("the plan marks exactly the objects apply refuses to delete or keeps w
   CHECK(marked == std::set<std::string>{
                       "--allow-destroy=barcelona/_admin/Role/use-scc",
                       "--allow-destroy=barcelona/_admin/SecurityContextConstraints/mlenvc-rdma",
-                      "--allow-destroy=barcelona/_shared/NetworkAttachmentDefinition/rail1",
                       "--allow-destroy=barcelona/ml-dev-env/Namespace/extra",
                       "--allow-destroy=barcelona/ml-dev-env/PersistentVolume/scratch",
                       "--allow-destroy=barcelona/ml-dev-env/SecurityContextConstraints/own"});
-  // The env's claim is kept, not refused: the plan says so with the flag that deletes it.
+  // The env's claim is kept, not refused, and so is the cluster's attachment its last env
+  // held (issue 30.3: freeing GPUs never deletes the cluster's own): the plan says so with the
+  // flag that deletes each.
   CHECK(kept == std::set<std::string>{
+                    "--allow-destroy=barcelona/_shared/NetworkAttachmentDefinition/rail1",
                     "--allow-destroy=barcelona/ml-dev-env/PersistentVolumeClaim/workspace"});
 
   // What apply and apply --admin refuse (E0704), each naming the flag it needs.
@@ -328,7 +330,7 @@ TEST_CASE("destroy runs the plan's platform client, as apply does: kubectl first
   f.env.platform = "kubernetes";
   f.commit_plan();
   REQUIRE(f.apply() == 0);
-  CHECK(f.commands().back().starts_with("kubectl apply "));
+  CHECK(f.commands().back().starts_with("kubectl rollout status "));
   DestroyRequest request;
   request.env = "ml-dev-env";
   request.steps.allow_destroy = {"barcelona/ml-dev-env/PersistentVolumeClaim/workspace"};

@@ -135,6 +135,16 @@ TEST_CASE("a changed run is a replace: a Job's pod template is immutable", "[pla
   CHECK(kubernetes.replace_reason("Job", "spec.parallelism", {}) == "run spec changed");
   CHECK(kubernetes.replace_reason("JobSet", "spec.replicatedJobs", {}) == "run spec changed");
   CHECK(kubernetes.replace_reason("JobSet", "metadata.labels.team", {}).empty());
+  // A run's ttl is mutable on Job and JobSet (issue 30.6): an update in place.
+  CHECK(openshift.replace_reason("Job", "spec.ttlSecondsAfterFinished", {}).empty());
+  CHECK(kubernetes.replace_reason("JobSet", "spec.ttlSecondsAfterFinished", {}).empty());
+  // Kueue's webhook refuses a changed queue of a job that is not suspended, and the priority
+  // was the admitted Workload's (issue 30.5): a run's new queue or priority is a new run.
+  CHECK(kubernetes.replace_reason("JobSet", R"(metadata.labels["kueue.x-k8s.io/queue-name"])", {})
+            .starts_with("Kueue's webhook refuses a changed queue"));
+  CHECK(
+      kubernetes.replace_reason("JobSet", R"(metadata.labels["kueue.x-k8s.io/priority-class"])", {})
+          .starts_with("Kueue admitted the run at its old priority"));
   CHECK(!openshift.is_run_kind("JobSet"));
   CHECK(!openshift.is_run_kind("StatefulSet"));
 }

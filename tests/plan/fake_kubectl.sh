@@ -20,7 +20,10 @@
 # digest reference the file $MLENV_FAKE_BUILDS/NAME then holds (a reply `@FILE` prints it).
 # `get istag NAME:TAG` that no reply answers prints that file, or fails NotFound before a build.
 # For `--from-dir=DIR` it logs `context: ` and every path under DIR. As podman build,
-# `--iidfile=FILE` gets an image ID; as enroot, `import -o FILE` writes FILE.
+# `--iidfile=FILE` gets an image ID; as enroot, `import -o FILE` writes FILE. With
+# $MLENV_FAKE_STATE (a JSON file) it is also the API server: fake_api.py keeps the cluster's
+# objects there and refuses what the server and the webhooks refuse (immutable Job and JobSet
+# templates, Kueue's queue label, a shrinking claim, field-manager conflicts).
 PATH=/usr/bin:/bin
 log="${MLENV_FAKE_LOG:?}"
 # One write per call line (O_APPEND): calls running side by side (dev-session's port-forward
@@ -107,6 +110,13 @@ if [ -n "$MLENV_FAKE_BUILDS" ] && [ "$1" = start-build ]; then
     > "$MLENV_FAKE_BUILDS/$2"
 fi
 if [ -n "$MLENV_FAKE_FAIL" ] && printf '%s' "$*" | grep -q -- "$MLENV_FAKE_FAIL"; then exit 1; fi
+# With $MLENV_FAKE_STATE (a JSON file), the cluster's objects are kept there and an apply the
+# API server or a webhook would refuse is refused (fake_api.py names each rule's source).
+if [ -n "$MLENV_FAKE_STATE" ] && [ "$(basename "$0")" != podman ]; then
+  case "$1" in apply | delete)
+    python3 -S "$(dirname "$(readlink -f "$0")")/fake_api.py" "$stdin_file" "$@" || exit 1 ;;
+  esac
+fi
 if [ -n "$MLENV_FAKE_REPLIES" ] && [ -f "$MLENV_FAKE_REPLIES" ]; then
   n=0
   while IFS='|' read -r pattern status output; do

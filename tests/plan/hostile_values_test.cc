@@ -15,6 +15,7 @@
 #include "compiler/apply/runner.h"
 #include "compiler/plan/summary.h"
 #include "targets/kube/day2/cluster_json.h"
+#include "targets/local/local_drivers.h"
 #include "targets/slurm/slurm_apply.h"
 #include "targets/slurm/slurm_jobs.h"
 #include "tests/plan/apply_fixture.h"
@@ -30,11 +31,11 @@ TEST_CASE("hostile values: a record's trailers are read back only as mlenvc writ
       "Slurm-Job: 4711\nApplySet-Parent: applyset-train\nRuntime-Tree: " +
       std::string(40, 'a') + "\n";
   CHECK(trailer(good, kPlanDirTrailer) == "plans/barcelona/train");
-  CHECK(trailer(good, kSlurmJobTrailer) == "4711");
+  CHECK(slurm_trailer(good, kSlurmJobTrailer) == "4711");
   CHECK(trailer(good, kParentTrailer) == "applyset-train");
   CHECK(trailer(good, kRuntimeTrailer) == std::string(40, 'a'));
   // What a forged record once made destroy and apply run: `scancel --me`, `delete --all`.
-  CHECK(trailer("x\n\nSlurm-Job: --me\n", kSlurmJobTrailer).empty());
+  CHECK(slurm_trailer("x\n\nSlurm-Job: --me\n", kSlurmJobTrailer).empty());
   CHECK(trailer("x\n\nApplySet-Parent: --all\n", kParentTrailer).empty());
   CHECK(trailer("x\n\nApplySet-Parent: a b\n", kParentTrailer).empty());
   CHECK(trailer("x\n\nRuntime-Tree: --output=/etc/x\n", kRuntimeTrailer).empty());
@@ -43,7 +44,26 @@ TEST_CASE("hostile values: a record's trailers are read back only as mlenvc writ
   CHECK(trailer("x\n\nPlan-Directory: -rf\n", kPlanDirTrailer).empty());
   CHECK(trailer("x\n\nPlan-Directory: a\x1b[2Jb\n", kPlanDirTrailer).empty());
   // Only at the start of a line: a subject mentioning a trailer is not one.
-  CHECK(trailer("see Slurm-Job: 12\n", kSlurmJobTrailer).empty());
+  CHECK(slurm_trailer("see Slurm-Job: 12\n", kSlurmJobTrailer).empty());
+}
+
+TEST_CASE("hostile values: each provider reads its own trailers, the core none of them",
+          "[apply]") {
+  // Issue 30.7: the core stores a provider's trailers as text and validates only its own; the
+  // local platform's `Local-Sessions:` was once unreadable through the core's list of keys.
+  const std::string record =
+      "mlenvc apply laptop/one\n\nPlan-Directory: plans/laptop/one\n"
+      "Local-Sessions: 4242 4243\nSlurm-Job: 17\n";
+  CHECK(trailer(record, kLocalSessionsTrailer).empty());
+  CHECK(trailer(record, kSlurmJobTrailer).empty());
+  CHECK(raw_trailer(record, kLocalSessionsTrailer) == "4242 4243");
+  CHECK(recorded_session_ids(record) == std::vector<int>{4242, 4243});
+  CHECK(slurm_trailer(record, kSlurmJobTrailer) == "17");
+  // A session id that would signal a process group far wider than the env's nodes reads none.
+  for (const char* bad : {"0", "1", "-1", "12 -1", "12 x", "99999999999"}) {
+    INFO(bad);
+    CHECK(recorded_session_ids(std::string("x\n\nLocal-Sessions: ") + bad + "\n").empty());
+  }
 }
 
 TEST_CASE("hostile values: an id is never an option of scancel", "[apply]") {

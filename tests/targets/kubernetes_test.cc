@@ -343,6 +343,22 @@ TEST_CASE("kubernetes: a topology with pods smaller than a node is E0540", "[kub
   }
 }
 
+TEST_CASE("kubernetes: a topology of one node per domain holds no env of two nodes",
+          "[kubernetes][kueue]") {
+  // Issue 30.5: `kubernetes.io/hostname` asks Kueue for every pod of the run on one node, and
+  // the pods' anti-affinity allows one per node: Kueue never admits it, even of whole nodes.
+  ir::Env run = cairo_tcp_env();
+  run.gpus = run.nproc_per_node = run.cluster.gpus.per_node;
+  run.cluster.topology = "kubernetes.io/hostname";
+  Diagnostics checked;
+  target::make_program_target()->check(kubernetes_program({run}), checked);
+  CHECK(has_code(checked, Code::E0540));
+  run.nodes = 1;
+  Diagnostics one;
+  target::make_program_target()->check(kubernetes_program({run}), one);
+  CHECK_FALSE(has_code(one, Code::E0540));
+}
+
 TEST_CASE("kubernetes: non-root pods get an fsGroup, so they can write their claims",
           "[kubernetes][security]") {
   // A block volume's root is root-owned 0755; the kubelet chowns it to the pod's fsGroup with

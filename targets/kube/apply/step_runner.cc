@@ -15,6 +15,7 @@
 #include "compiler/apply/records.h"
 #include "compiler/base/sha256.h"
 #include "compiler/diag/render.h"
+#include "targets/kube/day2/cluster_json.h"
 
 namespace mlenv::plan {
 namespace {
@@ -71,6 +72,8 @@ bool StepRunner::run(const Step& step, const std::string& unit) {
       return ensure_secret(step);
     case StepKind::CheckGrant:
       return check_grant(step);
+    case StepKind::CheckPodSecurity:
+      return check_pod_security(step);
     case StepKind::Build:
       return build(step);
     case StepKind::Push:
@@ -156,22 +159,38 @@ std::optional<RunResult> StepRunner::call(const Step& step, const std::vector<st
   RunResult result =
       run_command(argv(step.client, args), input, timeout > 0 ? timeout : timeout_, capture);
   if (!result.timed_out && (result.status == 0 || quiet_failure)) return result;
-  report_failure(args, result);
+  report_failure(step, args, result);
   return std::nullopt;
 }
 
-void StepRunner::report_failure(const std::vector<std::string>& args, const RunResult& result) {
+void StepRunner::report_failure(const Step& step, const std::vector<std::string>& args,
+                                const RunResult& result) {
   Diagnostic& d = diagnostics_.report(
       result.timed_out ? Code::E0707 : Code::E0706, {},
       "`" + shell_words(args) + "` " +
           (result.timed_out ? "did not finish within " + request_.steps.timeout
                             : "exited with status " + std::to_string(result.status)));
-  d.notes.push_back({"nothing was pruned and `" + std::string(applied_refs(request_.steps.admin)) +
-                         unit_ + "` was not moved",
+  const std::string ref = std::string(applied_refs(request_.steps.admin)) + unit_;
+  const bool waited = step.kind == StepKind::WaitRollout || step.kind == StepKind::WaitJob;
+  d.notes.push_back({waited ? "`" + ref + "` records the env as applied: not ready yet"
+                            : "nothing was pruned and `" + ref + "` was not moved",
                      {}});
 }
 
 bool StepRunner::run_plain(const Step& step) {
+  if (!step.unless_gone.empty()) {
+    show(argv(step.client, step.unless_gone),
+         request_.dry_run ? " (applied below only when found)" : "");
+    if (!request_.dry_run) {
+      std::optional<RunResult> found = call(step, step.unless_gone, "", true);
+      if (!found) return false;
+      if (found->output.empty()) {
+        out_ << step.unless_gone[2] << ": gone (it finished and its ttl removed it); the change "
+             << "is not applied, which would start it again\n";
+        return true;
+      }
+    }
+  }
   std::string input = step.input;
   std::string suffix;
   if (!step.input.empty())
@@ -237,6 +256,28 @@ bool StepRunner::check_grant(const Step& step) {
                           "the platform team grants it once with `mlenvc apply --admin`");
   if (!step.note.empty()) d.notes.push_back({step.note, {}});
   return false;
+}
+
+bool StepRunner::check_pod_security(const Step& step) {
+  show(argv(step.client, step.args));
+  if (request_.dry_run) return true;
+  std::optional<RunResult> result = call(step, step.args, "", true);
+  if (!result) return false;
+  std::set<std::string> level = words(result->output);
+  const std::string namespace_ = step.args[2];
+  for (const char* refusing : {"baseline", "restricted"}) {
+    if (level.count(refusing) == 0) continue;
+    Diagnostic& d = diagnostics_.report(
+        Code::E0713, {},
+        "the pods of `" + unit_ + "/" + step.subject + "` need Pod Security level `privileged`, " +
+            "and namespace `" + namespace_ + "` enforces `" + refusing + "`",
+        "the platform team labels it: kubectl label namespace " + namespace_ +
+            " pod-security.kubernetes.io/enforce=privileged");
+    d.notes.push_back({printable(step.note) + ", which `" + refusing + "` refuses", {}});
+    d.notes.push_back({"apply sent nothing", {}});
+    return false;
+  }
+  return true;
 }
 
 bool StepRunner::build(const Step& step) {
@@ -382,6 +423,12 @@ void StepRunner::report_refusal(const Step& step, const std::string& namespace_,
                           namespace_ + " pod-security.kubernetes.io/enforce=privileged");
 }
 
+std::string StepRunner::queued_in(const Step& step) {
+  if (step.queued.empty()) return "";
+  std::optional<RunResult> result = call(step, step.queued, "", true, true);
+  return result && result->status == 0 ? day2::parse_queued(result->output) : "";
+}
+
 bool StepRunner::wait_job(const Step& step) {
   show(argv(step.client, step.args), " (until Complete or Failed)");
   if (request_.dry_run) return true;
@@ -414,8 +461,13 @@ bool StepRunner::wait_job(const Step& step) {
     }
     if (std::chrono::steady_clock::now() + std::chrono::milliseconds(request_.poll_ms) >=
         deadline) {
-      diagnostics_.report(Code::E0707, {},
-                          "`" + step.subject + "` did not finish within " + request_.steps.timeout);
+      Diagnostic& d = diagnostics_.report(
+          Code::E0707, {},
+          "`" + step.subject + "` did not finish within " + request_.steps.timeout);
+      if (std::string queued = queued_in(step); !queued.empty()) {
+        out_ << step.subject << ": " << queued << '\n';
+        d.notes.push_back({queued, {}});
+      }
       return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(request_.poll_ms));
@@ -444,7 +496,7 @@ bool StepRunner::wait_rollout(const Step& step) {
     if (!result.timed_out || left <= round) {
       out_ << printable(result.output, true);
       if (!result.timed_out && result.status == 0) return true;
-      report_failure(step.args, result);
+      report_failure(step, step.args, result);
       return false;
     }
     if (std::string refused = admission_refusal(step, kind, name, namespace_); !refused.empty()) {

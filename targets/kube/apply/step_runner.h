@@ -65,6 +65,7 @@ class StepRunner {
   bool require_namespace(const Step& step);
   bool ensure_secret(const Step& step);
   bool check_grant(const Step& step);
+  bool check_pod_security(const Step& step);
   bool build(const Step& step);
   /// Replaces the plan root `--from-dir=` names in `then` by a copy of only the build's context
   /// (`context`, kept alive until the build ends); false with E0706 when it cannot be made.
@@ -72,6 +73,9 @@ class StepRunner {
                            std::optional<BuildContext>& context);
   bool push(const Step& step);
   bool wait_job(const Step& step);
+  /// `queued in `<queue>`: <reason>: <message>` where Kueue has not admitted the run of
+  /// `step` (its Workload's QuotaReserved condition); "" for a run no queue holds.
+  std::string queued_in(const Step& step);
   bool wait_rollout(const Step& step);
   /// The message of a FailedCreate event saying admission (Pod Security) refused the pods of
   /// the workload `kind` `name` in `namespace_` (a Job also matches the child Jobs named
@@ -82,7 +86,9 @@ class StepRunner {
   /// namespace needs.
   void report_refusal(const Step& step, const std::string& namespace_, const std::string& refused);
   /// Reports E0707 (timed out) or E0706 (failed) for `args`, which ended as `result`.
-  void report_failure(const std::vector<std::string>& args, const RunResult& result);
+  /// A wait's failure (WaitRollout, WaitJob) says that the env stays recorded, applied.
+  void report_failure(const Step& step, const std::vector<std::string>& args,
+                      const RunResult& result);
 
   const ApplyRequest& request_;
   const std::string kubectl_;

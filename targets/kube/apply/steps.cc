@@ -1,15 +1,21 @@
 #include "targets/kube/apply/steps.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+
+#include <yaml-cpp/yaml.h>
 
 #include "compiler/apply/applyset.h"
 #include "compiler/apply/image_builder.h"
+#include "compiler/apply/records.h"
 #include "compiler/base/file_system.h"
 #include "compiler/diag/render.h"
 #include "compiler/plan/change.h"
 #include "compiler/plan/differ.h"
 #include "compiler/plan/pod_claims.h"
+#include "compiler/plan/yaml_fields.h"
+#include "targets/kube/day2/cluster_json.h"
 #include "targets/kube/kube_provider.h"
 #include "targets/kube/replace_rules.h"
 
@@ -27,15 +33,12 @@ std::vector<std::string> namespace_args(const PlanObject& object) {
   return {"-n", object.namespace_};
 }
 
-// Server-side apply as field manager `mlenvc`, or `mlenvc-<env>` for an object the envs of a
-// namespace share: each env then owns its own fields (its OAuth redirect on the cluster's
-// ServiceAccount), an env applied from another program cannot remove them, and a field two
-// envs set differently is a conflict the API server reports instead of a silent flip.
+// Server-side apply as field manager `manager` (never --force-conflicts): `mlenvc` for an
+// env's own objects, shared_field_manager for the objects the envs of a cluster share.
 Step apply_step(const std::string& input, const std::string& from, const PlanObject& object,
-                const std::string& env) {
+                const std::string& manager) {
   Step step;
-  step.args = {"apply", "--server-side",
-               object.shared ? "--field-manager=mlenvc-" + env : "--field-manager=mlenvc"};
+  step.args = {"apply", "--server-side", "--field-manager=" + manager};
   for (std::string& arg : namespace_args(object)) step.args.push_back(std::move(arg));
   step.args.insert(step.args.end(), {"-f", "-"});
   step.input = input;
@@ -73,6 +76,47 @@ std::set<std::string> group_kinds(const PlanManifest& manifest) {
     if (!object.admin && !object.shared) out.insert(group_kind(object.api_version, object.kind));
   }
   return out;
+}
+
+// The capabilities Pod Security's baseline level lets a container add
+// (k8s.io/pod-security-admission policy/check_capabilities_baseline.go); restricted allows
+// only NET_BIND_SERVICE.
+bool baseline_capability(std::string_view capability) {
+  static constexpr std::string_view kAllowed[] = {
+      "AUDIT_WRITE",      "CHOWN",   "DAC_OVERRIDE", "FOWNER",  "FSETID", "KILL",      "MKNOD",
+      "NET_BIND_SERVICE", "SETFCAP", "SETGID",       "SETPCAP", "SETUID", "SYS_CHROOT"};
+  return std::find(std::begin(kAllowed), std::end(kAllowed), capability) != std::end(kAllowed);
+}
+
+// `container `main`` for a path under `containers[name=main]`, else the path.
+std::string container_of(const std::string& path) {
+  const std::size_t at = path.rfind("[name=");
+  if (at == std::string::npos) return "`" + path + "`";
+  return "container `" + path.substr(at + 6, path.find(']', at) - at - 6) + "`";
+}
+
+// Why only Pod Security's `privileged` level admits the pods of `yaml` (a workload): a
+// container that is privileged (check_privileged.go) or adds a capability beyond baseline's;
+// "" when baseline admits them.
+std::string needs_privileged(const std::string& yaml) {
+  FieldMap fields;
+  try {
+    fields = flatten(YAML::Load(yaml));
+  } catch (const YAML::Exception&) {
+    return "";
+  }
+  for (const auto& [path, value] : fields) {
+    const std::size_t at = path.find(".securityContext.");
+    if (at == std::string::npos) continue;
+    const std::string container = container_of(path.substr(0, at));
+    const std::string field = path.substr(at + 17);
+    std::string word = value;
+    std::erase(word, '"');
+    if (field == "privileged" && word == "true") return container + " is privileged";
+    if (field.starts_with("capabilities.add[") && !baseline_capability(word))
+      return container + " adds the capability " + word;
+  }
+  return "";
 }
 
 const PlanObject* applied_object(const EnvPlan& env, const std::string& address) {
@@ -156,6 +200,29 @@ class EnvStepBuilder {
     }
     if (options_.admin) return;
     for (Step& step : platform_.grant_checks(plan_)) out_.preflight.push_back(std::move(step));
+    pod_security();
+  }
+
+  // Pods that only the `privileged` level admits are sent only to a namespace that does not
+  // enforce `baseline` or `restricted` (`pod-security.kubernetes.io/enforce`): otherwise
+  // admission refuses each pod the controller creates, and apply would learn it only from
+  // FailedCreate events. An unlabelled namespace has the cluster's default level, which apply
+  // cannot read: its pods are sent.
+  void pod_security() {
+    for (const PlanObject& object : plan_.objects) {
+      if (object.admin) continue;
+      std::optional<std::string> yaml = env_.files.read(object_path(env_.dir, object));
+      std::string why = yaml ? needs_privileged(*yaml) : "";
+      if (why.empty()) continue;
+      Step step;
+      step.kind = StepKind::CheckPodSecurity;
+      step.args = {"get", "namespace", plan_.namespace_, "-o",
+                   "jsonpath={.metadata.labels.pod-security\\.kubernetes\\.io/enforce}"};
+      step.subject = object.address;
+      step.note = why;
+      out_.preflight.push_back(std::move(step));
+      return;
+    }
   }
 
   // Each Secret is created once, when missing, with random bytes on stdin (never in argv, the
@@ -233,10 +300,58 @@ class EnvStepBuilder {
       }
       std::optional<Step> step = object_step(object, !object.shared);
       if (!step) return false;
+      if (platform_.is_run_kind(object.kind) && old == replaced_.end() && !builds_image() &&
+          applied_object(env_, object.address) != nullptr)
+        step->unless_gone = present_args(object);
       out_.steps.push_back(std::move(*step));
+      if (object.shared) release_env_manager(object);
       actions_after(object);
     }
     return true;
+  }
+
+  // A shared object is changed through one field manager per cluster (shared_field_manager):
+  // every env's copy is the same, so whichever env applies a change is its one owner. Under a
+  // manager per env, as records without kSharedManagerTrailer applied them, two envs co-own
+  // each field and server-side apply refuses any later change by either ("Any subsequent
+  // attempt to change the value of the shared field, by any of the appliers, results in a
+  // conflict", kubernetes.io/docs/reference/using-api/server-side-apply, Conflicts). Once the
+  // cluster's manager co-owns the fields, the env's old manager applies the object's identity
+  // alone and so gives up its fields, which stay (the cluster's manager still owns them:
+  // "Transferring ownership" on the same page).
+  void release_env_manager(const PlanObject& object) {
+    if (applied_object(env_, object.address) == nullptr ||
+        raw_trailer(env_.record_message, kSharedManagerTrailer) == shared_field_manager(env_.unit))
+      return;
+    std::string identity = "{\"apiVersion\":\"" + json_escape(object.api_version) +
+                           "\",\"kind\":\"" + json_escape(object.kind) +
+                           "\",\"metadata\":{\"name\":\"" + json_escape(object.name) + "\"";
+    if (!object.namespace_.empty())
+      identity += ",\"namespace\":\"" + json_escape(object.namespace_) + "\"";
+    identity += "}}";
+    const std::string manager = "mlenvc-" + plan_.env;
+    out_.steps.push_back(apply_step(identity,
+                                    "(" + object.kind + "/" + object.name +
+                                        " by name alone: " + manager + " gives its fields up)",
+                                    object, manager));
+  }
+
+  // Whether Kueue queues `object`: it carries the queue-name label.
+  bool queued(const PlanObject& object) const {
+    std::optional<std::string> yaml = env_.files.read(object_path(env_.dir, object));
+    return yaml && yaml->find("kueue.x-k8s.io/queue-name:") != std::string::npos;
+  }
+
+  // `get` of the applied `object`, printing its name only while it exists.
+  std::vector<std::string> present_args(const PlanObject& object) const {
+    return {"get",
+            resource_name(object.api_version, object.kind, platform_.plural(object.kind)),
+            object.name,
+            "-n",
+            object.namespace_,
+            "--ignore-not-found",
+            "-o",
+            "name"};
   }
 
   // A Job's pod template is immutable (Kubernetes rejects spec.template updates of a Job), and
@@ -276,7 +391,7 @@ class EnvStepBuilder {
         rollout.args = {"rollout", "status",          kind + "/" + object.name,
                         "-n",      object.namespace_, timeout_flag(options_)};
         rollout.waits = true;
-        out_.steps.push_back(std::move(rollout));
+        out_.waits.push_back(std::move(rollout));
       } else if (action.action == "complete" && options_.wait) {
         Step wait;
         wait.kind = StepKind::WaitJob;
@@ -293,7 +408,8 @@ class EnvStepBuilder {
         wait.waits = true;
         wait.subject = object.address;
         wait.pods = target::kube::run_pods_selector(platform_.run(), object.name);
-        out_.steps.push_back(std::move(wait));
+        if (queued(object)) wait.queued = day2::kueue_workload_args(object.namespace_, object.name);
+        out_.waits.push_back(std::move(wait));
       }
     }
   }
@@ -356,9 +472,13 @@ class EnvStepBuilder {
     for (const PlanObject& object : gone) {
       if (object.shared && options_.shared_in_use.count(shared_key(object)) != 0) continue;
       std::string address = object_address(object);
-      if (env_leaves_ && kept_when_env_leaves(object.kind) &&
+      if (env_leaves_ && kept_when_env_leaves(object.kind, object.shared) &&
           options_.allow_destroy.count(address) == 0) {
-        keep_claim(address, object.name, "");
+        if (object.kind == "PersistentVolumeClaim") {
+          keep_claim(address, object.name, "");
+        } else {
+          keep_shared(address, object);
+        }
         continue;
       }
       if (!allow(address, object, "delete")) continue;
@@ -384,6 +504,16 @@ class EnvStepBuilder {
       }
       keep_claim(address, name, " (a claim of StatefulSet/" + statefulset.name + "'s pods)");
     }
+  }
+
+  // Says where the delete would be that apply keeps the cluster's shared `object`, and the
+  // flag that deletes it.
+  void keep_shared(const std::string& address, const PlanObject& object) {
+    Step keep;
+    keep.kind = StepKind::Notice;
+    keep.subject = "Keeping " + object.kind + "/" + object.name + ", the cluster's; " +
+                   allow_destroy_flag(address) + " deletes it";
+    out_.steps.push_back(std::move(keep));
   }
 
   // Says where the delete would be that apply keeps the claim `name` and its data, and the
@@ -424,7 +554,7 @@ class EnvStepBuilder {
   Step parent_step(const std::set<std::string>& kinds) const {
     PlanObject parent_object;
     parent_object.namespace_ = plan_.namespace_;
-    return apply_step(applyset_parent_json(parent_, kinds), "", parent_object, plan_.env);
+    return apply_step(applyset_parent_json(parent_, kinds), "", parent_object, "mlenvc");
   }
 
   std::optional<Step> object_step(const PlanObject& object, bool labelled) {
@@ -437,7 +567,7 @@ class EnvStepBuilder {
     }
     try {
       Step step = apply_step(object_json(*yaml, labelled ? kPartOf : "", parent_.id), path, object,
-                             plan_.env);
+                             object.shared ? shared_field_manager(env_.unit) : "mlenvc");
       // Workloads run the image by digest once it is built (a mutable tag with IfNotPresent
       // never rolls the pods on nodes that cached it).
       for (const std::string& image : images_) {
@@ -504,6 +634,10 @@ std::optional<EnvSteps> plan_steps(const EnvPlan& env, const StepOptions& option
 std::optional<EnvSteps> destroy_steps(const EnvPlan& env, const StepOptions& options,
                                       std::set<std::string>& destroyed, Diagnostics& diagnostics) {
   return EnvStepBuilder(env, options, destroyed, diagnostics).destroy();
+}
+
+std::string shared_field_manager(const std::string& unit) {
+  return "mlenvc-" + unit.substr(0, unit.find('/')) + "-shared";
 }
 
 }  // namespace mlenv::plan

@@ -29,6 +29,8 @@ enum class StepKind {
   RequireNamespace,  ///< `get namespace --ignore-not-found -o name`: empty output is E0710
   EnsureSecret,      ///< `get secret --ignore-not-found -o name`: empty output runs `then`
   CheckGrant,        ///< `auth can-i use ...`: "no" is E0711
+  CheckPodSecurity,  ///< the namespace's enforced Pod Security level: one that refuses `subject`'s
+                     ///< pods (`note` says why) is E0713, before anything is sent
   Build,             ///< read the built image's digest (`args`); build first when needed (`then`)
   Push,              ///< build (`then`) and push (`args`) an image, reading the pushed digest
   WaitJob,           ///< poll the run's conditions until Complete(d) or Failed
@@ -63,20 +65,42 @@ struct Step {
   std::string subject;  ///< what the step is about, for messages (`Job/trainer`, a Secret)
   std::string note;     ///< CheckGrant: what a refusal means for the env's pods, said with E0711
   std::string pods;     ///< WaitJob: the label selector of the run's pods, whose logs say why
+  /// Run: `get <resource> <name> --ignore-not-found -o name`, run first; empty output skips
+  /// the step. A run's in-place change (its ttl) never creates again a run that finished and
+  /// that its ttl removed.
+  std::vector<std::string> unless_gone;
+  /// WaitJob, for a run Kueue queues: reads its Workload's queue and why Kueue has not admitted
+  /// it (`queue<TAB>reason<TAB>message` of its QuotaReserved condition), said when the wait ends
+  /// unfinished.
+  std::vector<std::string> queued;
 };
 
-/// The commands of one env: checks that change nothing, run for every env before any `steps`.
+/// The commands of one env: checks that change nothing, run for every env before any `steps`;
+/// then the steps that change the cluster; then, once the env is recorded as applied, the waits
+/// for its rollouts and runs. A wait that times out or fails leaves that record in place: the
+/// objects are on the cluster, applied but not ready (Terraform saves state as each operation
+/// completes, not when the resources become healthy).
 struct EnvSteps {
   std::vector<Step> preflight;
   std::vector<Step> steps;
+  std::vector<Step> waits;
 };
+
+/// The trailer naming the field manager the record's shared objects were applied as; records
+/// without it applied them as `mlenvc-<env>`.
+inline constexpr std::string_view kSharedManagerTrailer = "Shared-Manager: ";
+
+/// The one field manager of the shared objects of the cluster of `unit` (`<cluster>/<env>`):
+/// `mlenvc-<cluster>-shared`.
+std::string shared_field_manager(const std::string& unit);
 
 /// The steps of one env. Preflight: the Namespace exists, then (plain apply) the platform's
 /// checks of its grants (KubeProvider::grant_checks).
 /// Steps, plain apply: the ApplySet parent, each Secret created when missing, each non-admin
 /// object (a delete first when it must be replaced; an unchanged Job skipped) followed by its
-/// actions (build, rollout, with --wait completion), then the prune of objects that left the
-/// plan, newest order first. With --admin: only the admin objects and their prune.
+/// build or push, then the prune of objects that left the plan, newest order first. Waits:
+/// each rollout, and with --wait each run's completion, in object order. With --admin: only
+/// the admin objects and their prune.
 /// Reports E0704 for protected objects that would be deleted without --allow-destroy and
 /// E0607 for unreadable objects; adds the addresses it deletes to `destroyed`.
 std::optional<EnvSteps> plan_steps(const EnvPlan& env, const StepOptions& options,

@@ -1,6 +1,7 @@
 #include "targets/kube/day2/cluster_json.h"
 
 #include "compiler/apply/record_values.h"
+#include "compiler/diag/render.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -155,6 +156,35 @@ std::optional<BootStatus> parse_boot_status(const std::string& json, std::string
     error = e.what();
     return std::nullopt;
   }
+}
+
+std::vector<std::string> kueue_workload_args(const std::string& namespace_,
+                                             const std::string& name) {
+  const std::string reserved = ".status.conditions[?(@.type==\"QuotaReserved\")]";
+  return {"get",
+          "workloads.kueue.x-k8s.io",
+          "-n",
+          namespace_,
+          "-o",
+          "jsonpath={range .items[?(@.metadata.ownerReferences[0].name==\"" + name +
+              "\")]}{.spec.queueName}{\"\\t\"}{" + reserved + ".status}{\"\\t\"}{" + reserved +
+              ".reason}{\"\\t\"}{" + reserved + ".message}{\"\\n\"}{end}"};
+}
+
+std::string parse_queued(const std::string& output) {
+  std::vector<std::string> fields;
+  const std::string line = output.substr(0, output.find('\n'));
+  for (std::size_t at = 0; at <= line.size();) {
+    const std::size_t tab = std::min(line.find('\t', at), line.size());
+    fields.push_back(line.substr(at, tab - at));
+    at = tab + 1;
+  }
+  if (fields.size() != 4 || fields[0].empty() || fields[1] == "True") return "";
+  const std::string& reason = fields[2];
+  const std::string& message = fields[3];
+  std::string why = reason.empty() && message.empty() ? "not admitted yet" : printable(reason);
+  if (!message.empty()) why += (reason.empty() ? "" : ": ") + printable(message);
+  return "queued in `" + printable(fields[0]) + "`: " + why;
 }
 
 }  // namespace mlenv::plan::day2

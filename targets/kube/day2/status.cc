@@ -71,6 +71,7 @@ bool print_env(std::ostream& out, const Session& session, Diagnostics& diagnosti
     out << "  " << printable(line) << " (mlenvc logs " << printable(env.unit) << ")\n";
   }
   const target::KubeProvider& platform = target::kube_provider(env.plan.platform);
+  if (static_cast<int>(pods->size()) < env.nodes) platform.print_queue(out, session);
   platform.print_build(out, session);
   std::optional<std::vector<ExposedUrl>> urls = platform.exposed_urls(session, diagnostics);
   if (!urls) return false;
