@@ -43,6 +43,11 @@ void KubeProvider::print_build(std::ostream&, const plan::day2::Session&) const 
 
 void KubeProvider::print_queue(std::ostream&, const plan::day2::Session&) const {}
 
+std::vector<std::string> KubeProvider::queue_args(const plan::PlanObject&,
+                                                  const std::string&) const {
+  return {};
+}
+
 const KubeProvider& kube_provider(ir::Platform platform) {
   const auto* kube = dynamic_cast<const KubeProvider*>(&provider(platform));
   if (kube == nullptr)

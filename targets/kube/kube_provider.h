@@ -64,6 +64,10 @@ class KubeProvider : public Provider {
   /// Day 2 (`status`), when a rank has no pod: where the platform's queue holds the env's
   /// workload and why (`queued in <queue>: <reason>`); nothing where it queues none.
   virtual void print_queue(std::ostream& out, const plan::day2::Session& session) const;
+  /// Apply --wait: the arguments that print where the platform's queue holds the run `object`
+  /// (committed as `yaml`), as parse_queued reads them; none where it queues nothing.
+  virtual std::vector<std::string> queue_args(const plan::PlanObject& object,
+                                              const std::string& yaml) const;
 };
 
 /// The provider of `platform`, one that KubeProvider implements (OpenShift, Kubernetes).

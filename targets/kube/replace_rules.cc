@@ -59,9 +59,9 @@ std::string replace_reason(std::string_view kind, std::string_view path, bool ru
   }
   if (run && under(path, "spec.ttlSecondsAfterFinished")) {
     // The one field of a run that changes in place: kubernetes ValidateJobSpecUpdate
-    // (pkg/apis/batch/validation/validation.go) leaves ttlSecondsAfterFinished mutable, and
-    // the JobSet webhook's ValidateUpdate (kubernetes-sigs/jobset pkg/webhooks) refuses only
-    // changes of spec.replicatedJobs: the TTL controller reads the new value.
+    // (pkg/apis/batch/validation/validation.go) leaves ttlSecondsAfterFinished mutable, and so
+    // does the webhook of the Kubernetes platform's run kind (its ValidateUpdate refuses only
+    // changes of the Job templates): the TTL controller reads the new value.
     return {};
   }
   if (run) {

@@ -26,6 +26,24 @@ bool under(std::string_view path, std::string_view field) {
          (path.size() == field.size() || path[field.size()] == '.' || path[field.size()] == '[');
 }
 
+// The arguments of `get workloads.kueue.x-k8s.io` that print one line for Kueue's Workload of
+// the workload `name` in `namespace_` (the Workload it owns): its queue, then the status,
+// reason and message of its QuotaReserved condition, tab-separated (parse_queued). Kueue keeps
+// that condition False, with its reason, while the workload waits in its queue and the job
+// stays suspended (kubernetes-sigs/kueue apis/kueue/v1beta1 workload_types.go).
+std::vector<std::string> kueue_workload_args(const std::string& namespace_,
+                                             const std::string& name) {
+  const std::string reserved = ".status.conditions[?(@.type==\"QuotaReserved\")]";
+  return {"get",
+          "workloads.kueue.x-k8s.io",
+          "-n",
+          namespace_,
+          "-o",
+          "jsonpath={range .items[?(@.metadata.ownerReferences[0].name==\"" + name +
+              "\")]}{.spec.queueName}{\"\\t\"}{" + reserved + ".status}{\"\\t\"}{" + reserved +
+              ".reason}{\"\\t\"}{" + reserved + ".message}{\"\\n\"}{end}"};
+}
+
 class KubernetesProvider : public KubeProvider {
  public:
   ir::Platform platform() const override { return ir::Platform::kubernetes; }
@@ -73,14 +91,21 @@ class KubernetesProvider : public KubeProvider {
     return KubeProvider::replace_reason(kind, path, object);
   }
 
+  // A run Kueue queues carries its queue-name label.
+  std::vector<std::string> queue_args(const plan::PlanObject& object,
+                                      const std::string& yaml) const override {
+    if (yaml.find("kueue.x-k8s.io/queue-name:") == std::string::npos) return {};
+    return kueue_workload_args(object.namespace_, object.name);
+  }
+
   // Kueue keeps a queued JobSet suspended, and a queued StatefulSet's pods gated, until it
   // admits the workload: no pod, and its Workload says why.
   void print_queue(std::ostream& out, const plan::day2::Session& session) const override {
     for (const plan::PlanObject& object : session.env().plan.objects) {
       if (object.kind != "JobSet" && object.kind != "StatefulSet") continue;
       Diagnostics ignored;  // no Kueue, or no Workload: nothing to say
-      std::optional<std::string> text = session.capture(
-          plan::day2::kueue_workload_args(session.namespace_(), object.name), ignored);
+      std::optional<std::string> text =
+          session.capture(kueue_workload_args(session.namespace_(), object.name), ignored);
       const std::string queued = text ? plan::day2::parse_queued(*text) : "";
       if (!queued.empty()) out << "  " << queued << '\n';
       return;

@@ -601,7 +601,8 @@ TEST_CASE("a changed run replaces its Job: delete with its pods first, then crea
   CHECK(!applied_json(read_file(f.log), "Job").empty());
 }
 
-TEST_CASE("a run's ttl changes in place; a run its ttl removed is not started again", "[apply]") {
+TEST_CASE("a run's ttl changes in place, and a run its ttl removed is not started again",
+          "[apply]") {
   // Issue 30.6: ttlSecondsAfterFinished is mutable on a Job (kubernetes ValidateJobSpecUpdate
   // leaves it out of the immutable fields) and on a JobSet; the stand-in refuses any change of
   // the pod template, so an update in place must not touch it.

@@ -73,8 +73,8 @@ class StepRunner {
                            std::optional<BuildContext>& context);
   bool push(const Step& step);
   bool wait_job(const Step& step);
-  /// `queued in `<queue>`: <reason>: <message>` where Kueue has not admitted the run of
-  /// `step` (its Workload's QuotaReserved condition); "" for a run no queue holds.
+  /// `queued in `<queue>`: <reason>: <message>` where the platform's queue has not admitted
+  /// the run of `step`; "" for a run no queue holds.
   std::string queued_in(const Step& step);
   bool wait_rollout(const Step& step);
   /// The message of a FailedCreate event saying admission (Pod Security) refused the pods of

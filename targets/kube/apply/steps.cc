@@ -15,7 +15,6 @@
 #include "compiler/plan/differ.h"
 #include "compiler/plan/pod_claims.h"
 #include "compiler/plan/yaml_fields.h"
-#include "targets/kube/day2/cluster_json.h"
 #include "targets/kube/kube_provider.h"
 #include "targets/kube/replace_rules.h"
 
@@ -336,12 +335,6 @@ class EnvStepBuilder {
                                     object, manager));
   }
 
-  // Whether Kueue queues `object`: it carries the queue-name label.
-  bool queued(const PlanObject& object) const {
-    std::optional<std::string> yaml = env_.files.read(object_path(env_.dir, object));
-    return yaml && yaml->find("kueue.x-k8s.io/queue-name:") != std::string::npos;
-  }
-
   // `get` of the applied `object`, printing its name only while it exists.
   std::vector<std::string> present_args(const PlanObject& object) const {
     return {"get",
@@ -408,7 +401,8 @@ class EnvStepBuilder {
         wait.waits = true;
         wait.subject = object.address;
         wait.pods = target::kube::run_pods_selector(platform_.run(), object.name);
-        if (queued(object)) wait.queued = day2::kueue_workload_args(object.namespace_, object.name);
+        if (std::optional<std::string> yaml = env_.files.read(object_path(env_.dir, object)))
+          wait.queued = platform_.queue_args(object, *yaml);
         out_.waits.push_back(std::move(wait));
       }
     }

@@ -69,8 +69,8 @@ struct Step {
   /// the step. A run's in-place change (its ttl) never creates again a run that finished and
   /// that its ttl removed.
   std::vector<std::string> unless_gone;
-  /// WaitJob, for a run Kueue queues: reads its Workload's queue and why Kueue has not admitted
-  /// it (`queue<TAB>reason<TAB>message` of its QuotaReserved condition), said when the wait ends
+  /// WaitJob, for a run its platform's queue holds: reads the queue and why the run is not
+  /// admitted (queue, status, reason and message, tab-separated), said when the wait ends
   /// unfinished.
   std::vector<std::string> queued;
 };

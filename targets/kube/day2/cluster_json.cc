@@ -158,19 +158,6 @@ std::optional<BootStatus> parse_boot_status(const std::string& json, std::string
   }
 }
 
-std::vector<std::string> kueue_workload_args(const std::string& namespace_,
-                                             const std::string& name) {
-  const std::string reserved = ".status.conditions[?(@.type==\"QuotaReserved\")]";
-  return {"get",
-          "workloads.kueue.x-k8s.io",
-          "-n",
-          namespace_,
-          "-o",
-          "jsonpath={range .items[?(@.metadata.ownerReferences[0].name==\"" + name +
-              "\")]}{.spec.queueName}{\"\\t\"}{" + reserved + ".status}{\"\\t\"}{" + reserved +
-              ".reason}{\"\\t\"}{" + reserved + ".message}{\"\\n\"}{end}"};
-}
-
 std::string parse_queued(const std::string& output) {
   std::vector<std::string> fields;
   const std::string line = output.substr(0, output.find('\n'));

@@ -67,16 +67,10 @@ int small_number(const std::string& text);
 YAML::Node items_of(const std::string& json);
 }  // namespace cluster_json
 
-/// The arguments of `get workloads.kueue.x-k8s.io` that print one line for Kueue's Workload of
-/// the workload `name` in `namespace_` (the Workload it owns): its queue, then the status,
-/// reason and message of its QuotaReserved condition, tab-separated. Kueue keeps that
-/// condition False, with its reason, while the workload waits in its queue, and the job
-/// suspended (kubernetes-sigs/kueue apis/kueue/v1beta1 workload_types.go).
-std::vector<std::string> kueue_workload_args(const std::string& namespace_,
-                                             const std::string& name);
-
-/// `queued in `<queue>`: <reason>: <message>` from that output while Kueue has reserved no
-/// quota for the workload; "" when it has, or when the output is anything else.
+/// `queued in `<queue>`: <reason>: <message>` from a line of the queue, the status, reason
+/// and message of the workload's quota reservation, tab-separated (the platform's queue_args
+/// prints it), while the queue has reserved no quota for it; "" when it has, or when the output
+/// is anything else.
 std::string parse_queued(const std::string& output);
 
 }  // namespace mlenv::plan::day2
