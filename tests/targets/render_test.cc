@@ -623,7 +623,8 @@ TEST_CASE("a multi-line run step is one RUN that runs the script byte for byte",
   fs::remove_all(dir);
 }
 
-TEST_CASE("a PEP 508 requirement with spaces, quotes or `;` reaches pip as one word", "[render]") {
+TEST_CASE("a PEP 508 requirement with spaces, quotes or a marker reaches pip as one word",
+          "[render]") {
   const std::vector<std::string> requirements = {
       R"(torch==2.5; platform_machine == "x86_64")",
       "mypkg @ git+https://git.example.org/ml/mypkg.git@v1 ; python_version >= '3.10'",
