@@ -55,7 +55,7 @@ while IFS=: read -r file line; do
   echo "layers: $file includes $header, against the layers"
   status=1
 done < <(git ls-files 'compiler/*' 'targets/*' 'runtime/*' | grep -E '\.(cc|h|cpp|hpp|cu|def)$' |
-  xargs grep -H -E '^#include "' | sed -E 's/^([^:]+):(.*)$/\1:\2/')
+  xargs grep -H -E '^#include "')
 
 while IFS= read -r entry; do
   [[ -z "$entry" || "$entry" == \#* ]] && continue
